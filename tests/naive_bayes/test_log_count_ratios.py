@@ -150,10 +150,11 @@ def test_a_merge_of_parts_of_which_one_has_ratios_is_refused(sms, tmp_path):
     out, info = inspected_folder(docs, y, tmp_path)
     assert info["ratios"] is (info["event_model"] == "complement")
     assert (f"log-count ratios: {'yes' if info['ratios'] else 'no'} (chosen: for the complement model where the "
-            "median document has 50 distinct terms or more)") in out
+            "median document has 50 distinct terms or more; on shorter ones when the event-model race finds they "
+            "help)") in out
     err = refused_merge(tmp_path, (docs, y), (short[:1000], labels[:1000]), **comp, step=4.5)
-    assert "their chosen log-count ratios differ" in err and "takes log-count ratios by each part's document " \
-                                                            "length" in err, err
+    assert "their chosen log-count ratios differ" in err and "takes log-count ratios by each part's " \
+                                                            "documents" in err, err
 
 
 def test_a_model_file_without_the_ratios_still_loads_and_learns_without(sms, tmp_path):
@@ -195,3 +196,63 @@ def test_long_topic_documents_gain_from_the_ratios(shared_corpora):
         assert clf.model_.ratios_ is (ratios == "auto")
     assert scores["auto"][0] > scores[False][0] + 0.01, scores
     assert scores["auto"][1] < scores[False][1], scores
+
+
+def test_the_race_takes_a_third_runner_on_short_texts_only(sms):
+    """On short texts (the rule gives the complement model no ratios) ``ratios="auto"`` with
+    ``event_model="auto"`` races the complement model with the ratios too
+    (:data:`dfe.COMPLEMENT_RATIOS`): the winner is the runner of most correct predictions,
+    the model takes what won; where the rule gives them already, or either setting is
+    explicit, there are two runners, as before."""
+    docs, y = sms
+    X = sp.csr_matrix(Vectorizer().fit_transform(docs[:2000]), dtype=np.float64)
+    yi = np.unique(y[:2000], return_inverse=True)[1]
+    kw = dict(alphas=dfe.DEFAULT_ALPHA, n_passes=2, step=4.5)
+    won, correct = dfe.choose_family(X, yi, 2, ratios=False, race_ratios=True, **kw)
+    assert set(correct) == {"complement", "bernoulli", dfe.COMPLEMENT_RATIOS}
+    assert correct[won] == max(correct.values())
+    assert set(dfe.choose_family(X, yi, 2, ratios=False, **kw)[1]) == {"complement", "bernoulli"}
+    assert set(dfe.choose_family(X, yi, 2, ratios={"complement": True, "bernoulli": False}, race_ratios=True,
+                                 **kw)[1]) == {"complement", "bernoulli"}
+    # what the estimator fits: the race's choice, kept in ratios_; no third runner when a setting is given
+    seen = []
+    real = dfe.choose_family
+
+    def spy(*args, **kwargs):
+        out = real(*args, **kwargs)
+        seen.append((kwargs["race_ratios"], out[0]))
+        return out
+
+    dfe.choose_family = spy
+    try:
+        model = DiscriminativeNB().fit(X, y[:2000])
+        given = DiscriminativeNB(ratios=False).fit(X, y[:2000])
+    finally:
+        dfe.choose_family = real
+    assert seen[0][0] is True and model.ratios_ is (seen[0][1] == dfe.COMPLEMENT_RATIOS)
+    assert model.event_model_ == ("complement" if seen[0][1] == dfe.COMPLEMENT_RATIOS else seen[0][1])
+    assert seen[1][0] is False and given.ratios_ is False
+    assert DiscriminativeNB(event_model="complement").fit(X, y[:2000]).ratios_ is False  # (no race: the rule)
+
+
+@pytest.mark.slow
+def test_questions_take_the_ratios_and_sentences_do_not(shared_corpora):
+    """The third runner's reason: TREC QC's questions gain from the ratios inside their
+    training part and the race gives them (88.80 -> 89.20 % on the test part, issue 28);
+    rt-polarity's sentences lose from them there and the race keeps them out."""
+    from textnb import open_corpus
+    from textnb.io.corpus import read_document
+
+    root = shared_corpora("trec_qc")
+    train, test = open_corpus(root), open_corpus(root).test
+    docs = [read_document(p) for p in train.documents]
+    test_docs = [read_document(p) for p in test.documents]
+    chosen = TextClassifier().fit(docs, train.labels)
+    assert chosen.model_.event_model_ == "complement" and chosen.model_.ratios_ is True
+    assert (chosen.predict(test_docs) == np.asarray(test.labels)).mean() >= 0.89
+    root = shared_corpora("rt_polarity_v1")
+    corpus = open_corpus(root)
+    sentences = [read_document(p) for p in corpus.documents]
+    keep = np.random.default_rng(0).permutation(len(sentences))[:6000]
+    clf = TextClassifier().fit([sentences[i] for i in keep], np.asarray(corpus.labels)[keep])
+    assert clf.model_.ratios_ is False

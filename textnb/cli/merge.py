@@ -85,7 +85,7 @@ def _remedy(exc, kind, path, first, discriminative=False):
     counts short texts when the difference may be its choice."""
     chosen = {(CHOSEN_EVENT_MODELS, "event_model"): "chooses its event model on each part's documents",
               (CHOSEN_PASS_WEIGHTS, "step"): "weighs its passes by each part's document length ({})",
-              (CHOSEN_RATIOS, "ratios"): "takes log-count ratios by each part's document length ({})"}
+              (CHOSEN_RATIOS, "ratios"): "takes log-count ratios by each part's documents ({})"}
     what = chosen.get((exc.what, exc.setting))
     if what is not None:  # a choice DiscriminativeNB makes on each part, which textnb train cannot fix
         if exc.what in (CHOSEN_PASS_WEIGHTS, CHOSEN_RATIOS):

@@ -45,7 +45,7 @@ from textnb.core.estimates import ALPHA_FLOOR, class_log_prior, prior_free_bias
 from textnb.core.logspace import log_proba_from_jll, logsumexp, no_evidence, prior_where_empty
 from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, SPLITS, Bool, Choice, Float, Int, OneOf, Optional, check_param_values
 
-__all__ = ["FAMILIES", "DEFAULT_ALPHA", "STEP", "LONG_DOCUMENT_STEP", "LONG_DOCUMENT_TERMS", "STEP_RULE", "STEP_VALUE", "pass_step", "pass_steps", "RATIO_RULE", "long_documents", "uses_ratios", "pass_ratios", "log_count_ratios", "PARAM_SCHEMA", "fit_rows", "choose_family", "class_sums", "class_cell_sums", "doc_features", "features", "learn",
+__all__ = ["FAMILIES", "DEFAULT_ALPHA", "STEP", "LONG_DOCUMENT_STEP", "LONG_DOCUMENT_TERMS", "STEP_RULE", "STEP_VALUE", "pass_step", "pass_steps", "RATIO_RULE", "long_documents", "uses_ratios", "pass_ratios", "log_count_ratios", "PARAM_SCHEMA", "fit_rows", "choose_family", "COMPLEMENT_RATIOS", "races_ratios", "class_sums", "class_cell_sums", "doc_features", "features", "learn",
            "linear_weights", "model_weights", "no_evidence_log_prior", "fit_scale", "held_out_scale", "leave_out_scale",
            "leave_out_scores", "fit_residual", "layer_features", "LAYER_FIELD", "RESIDUAL_STRENGTHS", "RESIDUAL_WORK", "passes", "check_folds", "restrict_splits", "map_threads", "sample_keys", "sample_rows",
            "threads", "content_keys", "group_keys"]
@@ -121,7 +121,7 @@ def long_documents(row_nnz):
 
 #: :func:`uses_ratios`' rule in words (``textnb inspect``, ``textnb merge``'s refusal)
 RATIO_RULE = (f"for the complement model where the median document has {LONG_DOCUMENT_TERMS} distinct terms or "
-              f"more")
+              f"more; on shorter ones when the event-model race finds they help")
 
 
 def uses_ratios(ratios, row_nnz, family):
@@ -136,10 +136,20 @@ def uses_ratios(ratios, row_nnz, family):
     Bernoulli model: SpamAssassin +0.93, CSDMC2010 +0.30), and lose on short texts
     (rt-polarity -0.37, SMS Spam -0.09), whose few terms each carry a large share of a
     document already. Under the Bernoulli model they lost on the mail (session 33's study).
+    Where this rule gives short texts none, the event-model race may still choose them
+    (:func:`races_ratios`: TREC QC's questions gain from them, session 40).
     """
     if family != "complement":
         return False
     return long_documents(row_nnz) if isinstance(ratios, str) else bool(ratios)
+
+
+def races_ratios(params):
+    """Whether the event-model race of a DiscriminativeNB of constructor ``params`` also races
+    the complement model with the log-count ratios where :func:`uses_ratios`' rule gives it
+    none (short texts): with ``ratios="auto"`` and ``event_model="auto"``
+    (:func:`choose_family`'s ``race_ratios``)."""
+    return params.get("ratios") == "auto" and params["event_model"] == "auto"
 
 
 def pass_ratios(ratios, row_nnz):
@@ -1273,8 +1283,13 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
     return (fc, cc, *fitted) if residual is not False else (fc, cc, fitted, None)
 
 
+#: The event-model race's third runner (:func:`choose_family` with ``race_ratios``): the
+#: complement model with the log-count ratios, where the rule (:func:`uses_ratios`) gives it none.
+COMPLEMENT_RATIOS = "complement+ratios"
+
+
 def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nnz=200_000, seed=0, pool=None,
-                  keys=None, splits=None, weights=None, ratios=False):
+                  keys=None, splits=None, weights=None, ratios=False, race_ratios=False):
     """The event model with the most correct predictions in a ``cv``-fold cross-validation
     inside the training documents ``X`` (CSR counts), each fold's model trained by
     :func:`passes`, on a seeded sample of at most about ``max_nnz`` stored cells (and
@@ -1286,6 +1301,15 @@ def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nn
     errors) the leader is chosen without the remaining folds. Ties (and samples too
     small to split) go to ``"complement"``. Returns ``(family, {family: correct})``
     over the folds run. ``pool`` runs the two models of a fold in parallel.
+
+    ``race_ratios`` (where the complement model takes no ratios, ``ratios`` saying so): a
+    third runner, the complement model with the ratios (:data:`COMPLEMENT_RATIOS`, also the
+    name returned when it wins); the race stops once its leader is ahead of both others by
+    the sign test, and a tie goes to the runner first in the order complement, bernoulli,
+    complement with the ratios. Short texts differ in what they need: TREC QC's questions
+    gain from the ratios (in its training part, 4,555 of 5,452 documents right in the five
+    folds against 4,502), rt-polarity's sentences lose (6,140 of 8,095 against 6,255), and
+    SMS's messages take the Bernoulli model (docs/text_accuracy.md, "Session 40").
 
     ``splits`` (``(train, test)`` index arrays into the rows of ``X``, e.g. from a
     scikit-learn splitter) replace the ``cv`` folds: restricted to the sample, each
@@ -1310,6 +1334,10 @@ def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nn
     n = X.shape[0]
     steps = step if isinstance(step, dict) else dict.fromkeys(FAMILIES, step)
     ratio = ratios if isinstance(ratios, dict) else dict.fromkeys(FAMILIES, ratios)
+    # the runners: (name, event model, ratios), in the order that ties go by
+    runners = [(family, family, ratio[family]) for family in FAMILIES]
+    if race_ratios and not ratio["complement"]:
+        runners.append((COMPLEMENT_RATIOS, "complement", True))
     keys = sample_keys(X, y_index, seed) if keys is None else keys
     order = np.lexsort((np.arange(n), keys))  # by content: any row order alike
     cells = np.cumsum(np.diff(X.indptr)[order])
@@ -1333,48 +1361,50 @@ def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nn
     T = {family: features(family, Xs) for family in FAMILIES}
 
     def right(job):
-        family, (tr, ev) = job
+        (_, family, takes), (tr, ev) = job
         wt = None if ws is None else ws[tr]
         fc, cc = class_sums(T[family][tr], ys[tr], n_classes, wt)
         fc, cc = passes(family, fc, cc, T[family][tr], ys[tr], alpha=alphas[family], n_passes=n_passes, step=steps[family],
-                        weights=wt, dtype=np.float32 if ws is None else np.float64, ratios=ratio[family])
-        W, b = linear_weights(family, fc, cc, alphas[family], ratios=ratio[family])
+                        weights=wt, dtype=np.float32 if ws is None else np.float64, ratios=takes)
+        W, b = linear_weights(family, fc, cc, alphas[family], ratios=takes)
         Tev, yev = T[family][ev], ys[ev]
         spans = _row_chunks(Tev.shape[0], n_classes)
         Wt = np.ascontiguousarray(W.T)
         return np.concatenate([(np.asarray(Tev[lo:hi] @ Wt) + b).argmax(axis=1) == yev[lo:hi] for lo, hi in spans])
 
-    correct = dict.fromkeys(FAMILIES, 0)
-    a = b = 0
+    k = len(runners)
+    correct = {name: 0 for name, _, _ in runners}
+    wins = np.zeros((k, k))  # wins[i, j]: documents runner i got right and runner j wrong
     for tr, ev in folds:
-        jobs = [(family, (tr, ev)) for family in FAMILIES]
-        comp, bern = map_threads(pool, right, jobs)
-        if ws is None:
-            correct["complement"] += int(comp.sum())
-            correct["bernoulli"] += int(bern.sum())
-            a += int((comp & ~bern).sum())
-            b += int((bern & ~comp).sum())
-        else:  # weighted: a document of weight k counts as k copies
-            we = ws[ev]
-            correct["complement"] += float(we[comp].sum())
-            correct["bernoulli"] += float(we[bern].sum())
-            a += float(we[comp & ~bern].sum())
-            b += float(we[bern & ~comp].sum())
-        if abs(a - b) > 3.0 * np.sqrt(a + b):
+        hits = map_threads(pool, right, [(runner, (tr, ev)) for runner in runners])
+        we = np.ones(len(ev) if ev.dtype != bool else int(ev.sum())) if ws is None else ws[ev]
+        for i, (name, _, _) in enumerate(runners):
+            # weighted: a document of weight k counts as k copies
+            correct[name] += int(hits[i].sum()) if ws is None else float(we[hits[i]].sum())
+            for j in range(k):
+                if j != i:
+                    wins[i, j] += float(we[hits[i] & ~hits[j]].sum())
+        lead = max(range(k), key=lambda i: (correct[runners[i][0]], -i))
+        if all(abs(wins[lead, j] - wins[j, lead]) > 3.0 * np.sqrt(wins[lead, j] + wins[j, lead])
+               for j in range(k) if j != lead):
             break
-    best = "bernoulli" if correct["bernoulli"] > correct["complement"] else "complement"
-    return best, correct
+    best = max(range(k), key=lambda i: (correct[runners[i][0]], -i))
+    return runners[best][0], correct
 
 
 def choose(X, y_index, n_classes, *, event_model, alpha, n_passes, step, cv, select_nnz, max_nnz, seed,
-           pool=None, keys=None, splits=None, weights=None, ratios=False):
-    """``(family, alpha)`` for training documents ``X`` (CSR counts): ``event_model`` itself,
-    or for ``"auto"`` :func:`choose_family` on the documents the passes will see
+           pool=None, keys=None, splits=None, weights=None, ratios=False, race_ratios=False):
+    """``(family, alpha, ratios)`` for training documents ``X`` (CSR counts): ``event_model``
+    itself, or for ``"auto"`` :func:`choose_family` on the documents the passes will see
     (:func:`sample_rows`; ``splits`` and ``weights``, over the rows of ``X``, restricted to
-    them; rows of equal ``keys`` share a fold); ``alpha`` None means
-    :data:`DEFAULT_ALPHA`."""
+    them; rows of equal ``keys`` share a fold; ``race_ratios`` passed on); ``alpha`` None means
+    :data:`DEFAULT_ALPHA`. ``ratios`` is whether the race chose the complement model with the
+    log-count ratios (:data:`COMPLEMENT_RATIOS`), or None where it chose nothing about them
+    (``ratios``' own values then stand)."""
     alphas = {f: (DEFAULT_ALPHA[f] if alpha is None else float(alpha)) for f in FAMILIES}
-    family = event_model
+    family, chosen = event_model, None
+    # the third runner races only where the complement model takes no ratios already
+    race_ratios = race_ratios and not (ratios["complement"] if isinstance(ratios, dict) else ratios)
     if family == "auto":
         keys = sample_keys(X, y_index, seed) if keys is None else keys
         rows = sample_rows(np.diff(X.indptr), keys, pass_budget(max_nnz, n_classes))
@@ -1382,8 +1412,12 @@ def choose(X, y_index, n_classes, *, event_model, alpha, n_passes, step, cv, sel
         family, _ = choose_family(Xs, y_index[rows], n_classes, alphas=alphas, n_passes=n_passes, step=step,
                                   cv=cv, max_nnz=pass_budget(select_nnz, n_classes, SELECT_WORK), seed=seed,
                                   pool=pool, keys=keys[rows], splits=restrict_splits(splits, rows, X.shape[0]),
-                                  weights=None if weights is None else weights[rows], ratios=ratios)
-    return family, alphas[family]
+                                  weights=None if weights is None else weights[rows], ratios=ratios,
+                                  race_ratios=race_ratios)
+        if race_ratios:
+            chosen = family == COMPLEMENT_RATIOS
+        family = "complement" if family == COMPLEMENT_RATIOS else family
+    return family, alphas[family], chosen
 
 
 def n_threads(n_jobs):
@@ -1451,11 +1485,14 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
         pass_ratios(params.get("ratios", False), row_nnz)
     with threads(n_threads(params["n_jobs"])) as pool:
         if family is None:
-            family, alpha = choose(X, y_index, len(class_count), event_model=params["event_model"],
-                                   alpha=params["alpha"], n_passes=params["passes"], step=steps,
-                                   cv=folds, select_nnz=params["select_nnz"], max_nnz=params["max_nnz"],
-                                   seed=params["random_state"], pool=pool, keys=keys, splits=splits,
-                                   weights=weights, ratios=ratio)
+            family, alpha, chosen = choose(X, y_index, len(class_count), event_model=params["event_model"],
+                                           alpha=params["alpha"], n_passes=params["passes"], step=steps,
+                                           cv=folds, select_nnz=params["select_nnz"], max_nnz=params["max_nnz"],
+                                           seed=params["random_state"], pool=pool, keys=keys, splits=splits,
+                                           weights=weights, ratios=ratio,
+                                           race_ratios=ratios is None and races_ratios(params))
+            if chosen is not None:
+                ratio = {**ratio, "complement": chosen}
         represents = None
         if dropped is not None:
             extra_fc, extra_w = dropped[family]
@@ -1521,10 +1558,13 @@ def fit_out_of_fold(X, y_index, n_classes, fold, document=None, *, params):
     row_nnz = passes_row_nnz(X, keys, params["max_nnz"], n_classes)
     steps, ratio = pass_steps(params["step"], row_nnz), pass_ratios(params.get("ratios", False), row_nnz)
     with threads(n_threads(params["n_jobs"])) as pool:
-        family, alpha = choose(X, y_index, n_classes, event_model=params["event_model"], alpha=params["alpha"],
-                               n_passes=params["passes"], step=steps, cv=len(splits),
-                               select_nnz=params["select_nnz"], max_nnz=params["max_nnz"],
-                               seed=params["random_state"], pool=pool, keys=keys, splits=splits, ratios=ratio)
+        family, alpha, chosen = choose(X, y_index, n_classes, event_model=params["event_model"], alpha=params["alpha"],
+                                       n_passes=params["passes"], step=steps, cv=len(splits),
+                                       select_nnz=params["select_nnz"], max_nnz=params["max_nnz"],
+                                       seed=params["random_state"], pool=pool, keys=keys, splits=splits, ratios=ratio,
+                                       race_ratios=races_ratios(params))
+        if chosen is not None:
+            ratio = {**ratio, "complement": chosen}
     family, alpha, step, ratios, fc, cc, documents, _, _ = fit_rows(
         np.zeros((n_classes, X.shape[1])), np.zeros(n_classes), X, y_index, np.ones(X.shape[0]),
         params={**params, "calibration": None}, family=family, alpha=alpha, step=steps[family],

@@ -134,6 +134,9 @@ class DiscriminativeNB(_BaseCountNB):
         apart count more. ``"auto"``: for the complement model when the median document
         the passes run over has at least 50 distinct terms (long texts), as the pass
         weight decides; the event-model race trains the complement model with them there.
+        On shorter texts, with ``event_model="auto"``, the race has a third runner, the
+        complement model with them, and they are taken when it wins (TREC QC's questions;
+        not rt-polarity's sentences: ``docs/text_accuracy.md``, "Session 40").
         The Bernoulli model never takes them. Decided on the first ``fit`` /
         ``partial_fit`` batch and kept (``ratios_``; :func:`textnb.core.dfe.uses_ratios`,
         measured in ``docs/text_accuracy.md``, "Session 35"). Computed from the sums, so

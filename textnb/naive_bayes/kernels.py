@@ -546,7 +546,7 @@ class DiscriminativeKernel(CountKernel):
                                         "parts with the same explicit step (e.g. step=4.5)")
         if takes_ratios(a) != takes_ratios(b):
             raise SettingsDiffer(CHOSEN_RATIOS, "ratios", takes_ratios(a), takes_ratios(b),
-                                 remedy="ratios='auto' chose them by each part's document length: fit both "
+                                 remedy="ratios='auto' chose them by each part's documents: fit both "
                                         "parts with the same explicit ratios (True or False)")
 
     def merge_states(self, a, b, columns=None, n_features=None):
