@@ -90,6 +90,36 @@ def test_a_label_file_from_standard_input(tmp_path):
     one_error_line(err, "stdin:1: expected 'docid<TAB>label1,label2'")
 
 
+@pytest.mark.parametrize("fmt", ["jsonl", "fasttext"])
+def test_a_multilabel_corpus_from_standard_input(tmp_path, fmt):
+    """``train - --multilabel`` and ``evaluate - --multilabel`` read a JSON Lines or fastText
+    corpus from a pipe as from its file (the same model, byte for byte, and the same figures);
+    what a pipe cannot hold (a folder per label) and an empty one are one line each."""
+    rows = [("cheap pills buy now", ["spam", "ads"]), ("meeting at noon today", ["work"]),
+            ("buy cheap now", ["ads"]), ("lunch meeting", ["work", "food"])] * 8
+    if fmt == "jsonl":
+        text = "".join(json.dumps({"text": t, "labels": labels}) + "\n" for t, labels in rows)
+    else:
+        text = "".join(" ".join(f"__label__{lab}" for lab in labels) + " " + t + "\n" for t, labels in rows)
+    (tmp_path / "corpus.txt").write_text(text, encoding="utf-8")
+    rc, _, err = cli("train", tmp_path / "corpus.txt", "--multilabel", "-o", tmp_path / "file.tnb")
+    assert rc == 0, err
+    rc, _, err = cli("train", "-", "--multilabel", "-o", tmp_path / "pipe.tnb", stdin=text.encode())
+    assert rc == 0, err
+    assert (tmp_path / "pipe.tnb").read_bytes() == (tmp_path / "file.tnb").read_bytes()
+    rc, want, err = cli("evaluate", tmp_path / "corpus.txt", "--multilabel", "--cv", "2", "--json")
+    assert rc == 0, err
+    rc, out, err = cli("evaluate", "-", "--multilabel", "--cv", "2", "--json", stdin=text.encode())
+    assert rc == 0, err
+    assert json.loads(out)["micro_f1"] == json.loads(want)["micro_f1"] and json.loads(out)["n"] == 32
+    rc, _, err = cli("train", "-", "--multilabel", "-o", tmp_path / "c.tnb", stdin=b"ads\tcheap pills\n")
+    assert rc == 1 and not (tmp_path / "c.tnb").exists()
+    one_error_line(err, "stdin: not a multi-label corpus")
+    rc, _, err = cli("train", "-", "--multilabel", "-o", tmp_path / "c.tnb", stdin=b"")
+    assert rc == 1
+    one_error_line(err, "stdin: standard input is empty")
+
+
 def test_a_structure_file_from_standard_input(tmp_path):
     structure = b'{"parents": {"windy": ["play", "outlook"]}}'
     (tmp_path / "s.json").write_bytes(structure)

@@ -15,7 +15,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from textnb.core.errors import DataWarning, InputError, NotATextCorpus, input_name, unknown_to_leave_out
+from textnb.core.errors import DataWarning, InputError, NotATextCorpus, empty_input, input_name, unknown_to_leave_out
 from textnb.io.corpus import (MAX_DOCUMENT_BYTES, NOT_TEXT_TABLE_EXTENSIONS, decode_bytes, document_texts, open_corpus,
                               read_piped, table_format_by_name)
 from textnb.io.files import read_regular_file
@@ -522,16 +522,26 @@ def open_multilabel_input(path, opts, *, label_file=None, strict=False, separate
     read are refused: :func:`refuse_unread_options`)."""
     from textnb.io.multilabel import read_multilabel_corpus
 
-    if label_file is None and not separate_documents and not strict and os.path.isfile(path):  # (JSON Lines)
-        listed = _json_multilabel(os.fspath(path), opts, multilabel=True)
+    path = os.fspath(path)
+    # a pipe (``-``, /dev/stdin, ``<(...)``): read once, here, and its content handed to the
+    # reader its format asks for, as load_input does for a single-label corpus
+    data = None if label_file is not None or os.path.isdir(path) else read_piped(path)
+    name = input_name(path)
+    if label_file is None and not separate_documents and not strict and (data is not None or os.path.isfile(path)):
+        listed = _json_multilabel(name, opts, data, multilabel=True)  # (JSON Lines)
         if listed is not None:
             return listed
     # (--label-column, --class and the like: no columns in a folder or a fastText file)
-    refuse_unread_options(path, opts, "multilabel")
+    refuse_unread_options(name, opts, "multilabel")
     if label_file is None:
-        fasttext = multilabel_from_fasttext(fasttext_corpus(path, opts))
+        fasttext = multilabel_from_fasttext(fasttext_corpus(name, opts, data=data))
         if fasttext is not None:
             return fasttext
+        if data is not None and not bytes(data).strip():
+            raise InputError(empty_input(path))
+        if data is not None:
+            raise InputError(f"{name}: not a multi-label corpus (from a pipe, a fastText or JSON Lines file; a "
+                             f"folder per label, or a folder and its --labels file, by name)")
         if strict:
             raise InputError("--strict applies to a label file (--labels FILE)")
     elif separate_documents:
