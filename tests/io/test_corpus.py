@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import cli
 from textnb import InputError, open_corpus
 from textnb.io.corpus import decode_bytes, iter_input_documents, read_document
 
@@ -249,13 +250,17 @@ def test_a_class_folder_or_training_part_given_as_a_link_is_read(tmp_path):
     assert sorted(c.labels) == ["a", "b"] and c.test is not None and c.test.labels == ["a"]
 
 
-def test_a_tsv_corpus_for_training_is_streamed_from_its_file(tmp_path):
+def test_a_tsv_corpus_for_training_is_streamed_from_its_file(tmp_path, monkeypatch):
     """Training read a TSV/CSV corpus whole (the text, its rows and a list of documents:
     about six times the file, 2.1 GB for a 341 MB file); streamed, its documents are read
-    from the file on each pass, in the order and with the words of the list."""
+    from the file on each pass, in the order and with the words of the list (a file over
+    ``STREAM_ROWS_BYTES``: here every file)."""
     import warnings
 
+    from textnb.io import corpus as corpus_module
     from textnb.io.corpus import RowTexts
+
+    monkeypatch.setattr(corpus_module, "STREAM_ROWS_BYTES", 0)
 
     rows = [("spam" if i % 3 == 0 else "ham", f"text number {i} with words é{i}") for i in range(5000)]
     path = tmp_path / "c.tsv"
@@ -278,13 +283,16 @@ def test_a_tsv_corpus_for_training_is_streamed_from_its_file(tmp_path):
     assert [str(w.message) for w in caught].count(str(caught[0].message)) == 1 and "'size' not read" in str(caught[0].message)
 
 
-def test_a_streamed_corpus_is_read_once_from_a_pipe_and_refused_when_replaced(tmp_path):
+def test_a_streamed_corpus_is_read_once_from_a_pipe_and_refused_when_replaced(tmp_path, monkeypatch):
     """Streaming reopened the path for its second pass: a FIFO hung, a process substitution
     was 'empty'; and a file replaced between the passes (another of as many rows) gave a
     model of the old labels and the new texts without a word."""
     import threading
 
+    from textnb.io import corpus as corpus_module
     from textnb.io.corpus import RowTexts
+
+    monkeypatch.setattr(corpus_module, "STREAM_ROWS_BYTES", 0)  # (every file streamed)
 
     rows = "".join(f"{'spam' if i % 2 else 'ham'}\tword{i} other{i % 5}\n" for i in range(500))
     fifo = tmp_path / "f.tsv"
@@ -303,6 +311,44 @@ def test_a_streamed_corpus_is_read_once_from_a_pipe_and_refused_when_replaced(tm
     os.replace(other, path)
     with pytest.raises(InputError, match="changed while it was read"):
         list(streamed.documents)
+
+
+@pytest.mark.parametrize("name", ["c.csv", "c.jsonl"])
+def test_a_corpus_file_under_the_stream_bound_is_read_once_for_training(tmp_path, monkeypatch, name):
+    """A TSV/CSV or JSON Lines corpus of at most ``STREAM_ROWS_BYTES`` is read once for
+    training, its texts kept (20 Newsgroups' 22 MB CSV file: a second pass over its rows was
+    a quarter of the training time); a larger one is streamed. Both give the model of the
+    other, byte for byte."""
+    import json
+
+    from textnb.io import corpus as corpus_module
+    from textnb.io.corpus import RowTexts
+
+    rows = [("spam" if i % 3 == 0 else "ham", f"text number {i}, with words é{i} and \"quotes\"") for i in range(3000)]
+    path = tmp_path / name
+    if name.endswith(".csv"):
+        path.write_text("label,text\n" + "".join(f'{a},"{b.replace(chr(34), chr(34) * 2)}"\n' for a, b in rows),
+                        encoding="utf-8")
+    else:
+        path.write_text("".join(json.dumps({"label": a, "text": b}) + "\n" for a, b in rows), encoding="utf-8")
+    passes = []
+    real = corpus_module.iter_rows
+
+    def counted(*args, **kwargs):
+        passes.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(corpus_module, "iter_rows", counted)
+    kept = open_corpus(path, stream=True)
+    assert isinstance(kept.documents, list) and kept.documents == [b for _, b in rows] and len(passes) == 1
+    rc, _, err = cli("train", path, "-o", tmp_path / "once.tnb")
+    assert rc == 0, err
+    monkeypatch.setattr(corpus_module, "STREAM_ROWS_BYTES", path.stat().st_size - 1)
+    streamed = open_corpus(path, stream=True)
+    assert isinstance(streamed.documents, RowTexts) and list(streamed.documents) == kept.documents
+    rc, _, err = cli("train", path, "-o", tmp_path / "twice.tnb")
+    assert rc == 0, err
+    assert (tmp_path / "once.tnb").read_bytes() == (tmp_path / "twice.tnb").read_bytes()
 
 
 def test_a_headerless_tsv_keeps_every_tab_of_its_text_whatever_its_first_row(tmp_path):

@@ -487,9 +487,9 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     there, as a document file is (:func:`textnb.io.files.cut_text`). A quoted CSV field that is never closed is an error
     (not a field that swallows the rows after it). ``test=False`` does not list a split
     folder's test part (training needs only the training part). ``stream=True``: the
-    documents of a TSV/CSV file are a :class:`RowTexts`, read from the file again each
-    time they are iterated (training, one pass: memory does not grow with the file), its
-    labels read by a first pass; else a list. ``header_table``: a first row that looks like
+    documents of a TSV/CSV file larger than :data:`STREAM_ROWS_BYTES` are a :class:`RowTexts`,
+    read from the file again each time they are iterated (training, one pass: memory does not
+    grow with the file), its labels read by a first pass; else a list. ``header_table``: a first row that looks like
     a header without label and text columns (:func:`_header_like`, any delimiter) makes the
     file a table (:class:`~textnb.core.errors.NotATextCorpus`); False: the file is known to
     be a text corpus (the test file of a text model) and that row is skipped as its header.
@@ -860,8 +860,10 @@ def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     ``header_table``, ``data``, ``header``: as :func:`open_corpus`'s."""
     how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes,
            "header_table": header_table, "header": header}
-    # a regular file is read again for its texts; a pipe is read once, its documents kept
-    identity = file_identity(path) if stream and data is None and os.path.isfile(path) else None
+    # a regular file over STREAM_ROWS_BYTES is read again for its texts; a smaller one, and a
+    # pipe, are read once, their documents kept
+    identity = file_identity(path) if stream and data is None and os.path.isfile(path) \
+        and os.path.getsize(path) > STREAM_ROWS_BYTES else None
     documents, labels = [], []
     rows = io.BytesIO(data) if data is not None else None
     for docs, labs in iter_rows(path, stream=rows, need_label=True, size=_STREAM_ROWS, **how):
@@ -882,6 +884,13 @@ def check_unchanged(path, identity, what):
 
 #: rows per list when a TSV/CSV corpus is read as a stream
 _STREAM_ROWS = 2000
+#: A TSV/CSV or JSON Lines corpus file larger than this is streamed for training (``stream``:
+#: its texts a :class:`RowTexts`, read again from the file, in memory one list of rows at a
+#: time); a smaller one is read once and its texts kept, as a pipe's are: its texts in memory
+#: (about the file's size for a Latin-1 text, up to four times for other scripts) cost less
+#: than a second pass over its rows, which took 20 Newsgroups' training part as a 22 MB CSV
+#: file 2.3 -> 1.5 s of CPU to train (docs/bench_text.md, session 40).
+STREAM_ROWS_BYTES = 64 << 20
 
 
 class RowTexts:
