@@ -888,8 +888,8 @@ _STREAM_ROWS = 2000
 #: its texts a :class:`RowTexts`, read again from the file, in memory one list of rows at a
 #: time); a smaller one is read once and its texts kept, as a pipe's are: its texts in memory
 #: (about the file's size for a Latin-1 text, up to four times for other scripts) cost less
-#: than a second pass over its rows, which took 20 Newsgroups' training part as a 22 MB CSV
-#: file 2.3 -> 1.5 s of CPU to train (docs/bench_text.md, session 40).
+#: than a second pass over its rows (20 Newsgroups' training part as a 22 MB CSV file: 2.60 ->
+#: 2.02 s of CPU to train, peak RSS 268 -> 281 MB; docs/bench_text.md, session 40).
 STREAM_ROWS_BYTES = 64 << 20
 
 
