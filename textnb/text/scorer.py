@@ -169,8 +169,9 @@ class TextScorer(DocumentCounts):
         super().__init__(analyzer, terms, binary, max_bytes)
         self._weights_t = np.ascontiguousarray(np.asarray(weights, dtype=np.float64).T)  # (terms, classes)
         # a residual layer over presence: its weights beside the model's, one pass over the cells for both
-        self._presence_t = None if presence is None else np.ascontiguousarray(np.asarray(presence, dtype=np.float64).T)
-        self._both_t = None if presence is None else np.ascontiguousarray(np.hstack([self._weights_t, self._presence_t]))
+        self._both_t = None if presence is None else \
+            np.ascontiguousarray(np.hstack([self._weights_t, np.asarray(presence, dtype=np.float64).T]))
+        self._presence_t = None if presence is None else self._both_t[:, self._weights_t.shape[1]:]  # (a view)
         self.bias = np.asarray(bias, dtype=np.float64)
         self.classes_ = np.asarray(classes)
         self.threshold = threshold
