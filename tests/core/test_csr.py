@@ -54,3 +54,89 @@ def test_csr_dot_long_rows_empty_rows_and_repeated_columns():
     assert not ours[100:140].any() and not ours[50].any()
     np.testing.assert_array_equal(csr_dot(np.zeros(0), np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int64),
                                           weights_t), np.zeros((0, 4)))
+
+
+# -- the training's CSR matrices (textnb.core.csr.CSR) ------------------------------------
+
+def _same_matrix(ours, theirs):
+    """The same CSR arrays (values, indices, row pointers) and shape as scipy's matrix."""
+    theirs = theirs.tocsr()
+    assert ours.shape == theirs.shape and ours.nnz == theirs.nnz and ours.dtype == theirs.dtype
+    for name in ("data", "indices", "indptr"):
+        np.testing.assert_array_equal(getattr(ours, name), getattr(theirs, name), err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_training_csr_is_scipys_matrix_on_a_real_corpus(sms_counts, dtype):
+    """Every operation the default model's training takes, on the SMS collection's counts:
+    the same arrays as scipy.sparse's (rows by slice, indices and mask; columns by indices
+    and mask; the transpose; products with dense arrays of both precisions, vectors and
+    another CSR matrix; ``toarray``; row sums), so the model is scipy's to the bit."""
+    from textnb.core.csr import CSR
+
+    X = sp.vstack([sms_counts[0], sms_counts[2]]).tocsr().astype(dtype)
+    C = CSR.of(X)
+    rng = np.random.default_rng(0)
+    rows = rng.choice(X.shape[0], 900, replace=False)
+    mask = rng.random(X.shape[0]) < 0.4
+    cols = np.flatnonzero(rng.random(X.shape[1]) < 0.3)
+    col_mask = rng.random(X.shape[1]) < 0.5
+    for ours, theirs in [(C[rows], X[rows]), (C[mask], X[mask]), (C[17:1500], X[17:1500]), (C[9:9], X[9:9]),
+                         (C[:, cols], X[:, cols]), (C[:, col_mask], X[:, col_mask]), (C[rows][:, cols], X[rows][:, cols]),
+                         (C.T, X.T.tocsr()), (C.astype(np.float64), X.astype(np.float64)), (C.copy(), X)]:
+        _same_matrix(ours, theirs)
+    for other in (np.float32, np.float64):
+        W = (rng.standard_normal((X.shape[1], 5)) * [1e-3, 1.0, 1e3, 1, 1] + 5).astype(other)
+        for ours, theirs in [(C @ W, X @ W), (C @ W[:, 1], X @ W[:, 1]), (C[rows] @ W, X[rows] @ W)]:
+            assert ours.dtype == theirs.dtype
+            np.testing.assert_array_equal(ours, theirs)
+    y = rng.integers(0, 4, X.shape[0])
+    weights = rng.random(X.shape[0]).astype(dtype)
+    indicator = sp.csr_matrix((weights, (y, np.arange(X.shape[0]))), shape=(4, X.shape[0]))
+    _same_matrix(CSR.of(indicator) @ C, indicator @ X)  # the class sums' product
+    np.testing.assert_array_equal((CSR.of(indicator) @ C).toarray(), (indicator @ X).toarray())
+    np.testing.assert_array_equal(abs(C).sum(axis=1), np.asarray(abs(X).sum(axis=1)).ravel())
+    _same_matrix(C.to_scipy(), X)
+
+
+def test_the_training_csr_refuses_what_it_cannot_index():
+    from textnb.core.csr import CSR
+
+    C = CSR((np.ones(3), np.array([0, 2, 1]), np.array([0, 2, 3])), (2, 3))
+    for key in ([0, 2], np.ones(3, dtype=bool), (slice(None), [1, 1]), (slice(None), np.ones(2, dtype=bool))):
+        with pytest.raises(IndexError):
+            C[key]
+    with pytest.raises(ValueError):
+        C @ np.ones((2, 2))
+    with pytest.raises(ValueError):
+        CSR((np.ones(3), np.array([0, 2, 1]), np.array([0, 3])), (2, 3))
+
+
+def test_the_kernels_load_without_scipy_and_fall_back_to_its_import():
+    """:func:`textnb.core.csr.kernels` loads scipy.sparse's compiled kernels in a process
+    that imports no scipy (and leaves none in ``sys.modules``, so a later ``import
+    scipy.sparse`` works as ever); where scipy's folder cannot be found it imports them the
+    usual way, with the same products (each in a process of its own)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np, importlib.util\n"
+            "if sys.argv[1] == 'lost':\n"
+            "    importlib.util.find_spec = lambda name, *a: None\n"
+            "from textnb.core.csr import CSR, kernels\n"
+            "k = kernels()\n"
+            "print(k.__name__, sorted(m for m in sys.modules if m.startswith('scipy')) or '-')\n"
+            "import scipy.sparse as sp\n"
+            "X = sp.random(50, 40, density=0.2, format='csr', random_state=0)\n"
+            "W = np.arange(80.0).reshape(40, 2)\n"
+            "print(np.array_equal(CSR.of(X) @ W, X @ W), sp._sparsetools.csr_matvecs is not None)\n")
+
+    def run(how):
+        return subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True,
+                              check=True).stdout.split("\n")
+
+    alone = run("alone")
+    assert alone[0] == "scipy.sparse._sparsetools -" and alone[1] == "True True"
+    lost = run("lost")
+    assert lost[0].startswith("scipy.sparse._sparsetools [") and "'scipy.sparse'" in lost[0]
+    assert lost[1] == "True True"

@@ -28,8 +28,10 @@ On long documents the complement model's weights take NBSVM's log-count ratios o
 sums (Wang & Manning 2012; :func:`log_count_ratios`, ``ratios="auto"``: :func:`uses_ratios`):
 each term's sums and features scaled by how well it tells the classes apart.
 
-Everything here is numpy / scipy only (no scikit-learn; scipy.sparse and threads are
-imported by the training functions only, so that scoring one document imports neither),
+Everything here is numpy, with scipy.sparse's compiled products for the training's sparse
+matrices (:class:`textnb.core.csr.CSR`: no scikit-learn, and no import of scipy.sparse,
+whose import costs more CPU than the fit's products; threads are started by the training
+functions only, so that scoring one document starts none),
 so the training command and the model-file scorer share it (:mod:`textnb.text.training`, :mod:`textnb.text.scorer`)
 with the estimator :class:`textnb.naive_bayes.discriminative.DiscriminativeNB`.
 """
@@ -40,6 +42,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from textnb.core.csr import CSR
 from textnb.core.forkmap import spare_cpus
 from textnb.core.estimates import ALPHA_FLOOR, class_log_prior, prior_free_bias
 from textnb.core.logspace import log_proba_from_jll, logsumexp, no_evidence, prior_where_empty
@@ -332,15 +335,21 @@ def no_evidence_log_prior(family, class_documents):
 
 
 def canonical(X):
-    """CSR with sorted indices and no duplicates (a copy only when needed): a document's
-    features and score are then summed in one order, as the model-file scorer does."""
+    """The :class:`~textnb.core.csr.CSR` matrix of ``X`` (a scipy.sparse matrix or a dense
+    array) with sorted indices and no duplicates (a copy only when needed): a document's
+    features and score are then summed in one order, as the model-file scorer does. A
+    :class:`~textnb.core.csr.CSR` is returned as it is: its maker gives canonical rows (the
+    training's rows, :meth:`textnb.text.training.Accumulator.row_matrix`), and the training
+    then imports no scipy.sparse (:func:`textnb.core.csr.kernels`)."""
+    if isinstance(X, CSR):
+        return X
     import scipy.sparse as sp
 
     X = sp.csr_matrix(X) if not sp.issparse(X) or X.format != "csr" else X
     if not X.has_canonical_format:
         X = X.copy()
         X.sum_duplicates()
-    return X
+    return CSR.of(X)
 
 
 def joint_log_likelihood(family, X, coef, intercept, class_documents, presence=None):
@@ -875,9 +884,7 @@ def fit_residual(T, O, y_index, weights, fold, *, budget=True, strengths=RESIDUA
 def _fit_residual(T, O, y_index, weights, fold, budget, strengths, pool):
     """:func:`fit_residual`'s work, in the thread ``pool`` (or None)."""
     n, k = O.shape
-    import scipy.sparse as sp  # (training only)
-
-    T = sp.csr_matrix(T, dtype=np.float64)
+    T = canonical(T).astype(np.float64, copy=False)
     cols = np.flatnonzero(np.bincount(T.indices, minlength=T.shape[1]))
     if budget and not _within_work(T.nnz, k):
         return None
@@ -1113,11 +1120,15 @@ def threads(n_threads):
 
 
 def _indicator(y_index, weights, n_classes):
-    """Sparse (classes x documents) matrix of the documents' ``weights`` in their class rows."""
-    import scipy.sparse as sp
-
+    """Sparse (classes x documents) matrix of the documents' ``weights`` in their class rows
+    (each row's documents in their order, as scipy's ``csr_matrix((weights, (y_index,
+    arange)))`` has them)."""
+    y_index = np.asarray(y_index)
     n = len(y_index)
-    return sp.csr_matrix((weights, (y_index, np.arange(n))), shape=(n_classes, n))
+    order = np.argsort(y_index, kind="stable")
+    indptr = np.zeros(n_classes + 1, dtype=np.int64)
+    np.cumsum(np.bincount(y_index, minlength=n_classes), out=indptr[1:])
+    return CSR((np.asarray(weights)[order], order, indptr), (n_classes, n))
 
 
 def class_sums(T, y_index, n_classes, weights=None):
@@ -1223,10 +1234,9 @@ def sample_rows(row_nnz, keys, max_nnz):
 
 
 def features(family, X, pool=None):
-    """The CSR matrix of document features (:func:`doc_features`) of CSR counts ``X``
-    (with ``pool``, the two halves of the rows in parallel: the same numbers)."""
-    import scipy.sparse as sp
-
+    """The CSR matrix (:class:`~textnb.core.csr.CSR`) of document features
+    (:func:`doc_features`) of CSR counts ``X`` (with ``pool``, the two halves of the rows in
+    parallel: the same numbers)."""
     n = X.shape[0]
     if pool is None or n < _MIN_SPLIT:
         data = doc_features(family, X.data, X.indptr)
@@ -1234,7 +1244,7 @@ def features(family, X, pool=None):
         mid = X.indptr[n // 2]
         halves = [(X.data[:mid], X.indptr[:n // 2 + 1]), (X.data[mid:], X.indptr[n // 2:] - mid)]
         data = np.concatenate(map_threads(pool, lambda h: doc_features(family, *h), halves))
-    return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
+    return CSR((data, X.indices, X.indptr), X.shape)
 
 
 def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_passes, step, max_nnz, keys,

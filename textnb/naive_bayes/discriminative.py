@@ -269,13 +269,13 @@ class DiscriminativeNB(_BaseCountNB):
     def _learn(self, X, y_index, sample_weight, groups=None):
         """The batch's sums, then the passes over it (``fit`` and ``partial_fit``; ``groups``:
         ``fit``'s)."""
-        X = _canonical(X)
         weights = check_sample_weight(sample_weight, X.shape[0])
         if groups is not None:
             groups = np.asarray(groups).reshape(-1)
             if groups.size != X.shape[0]:
                 raise ValueError(f"groups has {groups.size} values for {X.shape[0]} rows")
         splits = None if _folds_number(self.cv) else given_splits(self.cv, X, y_index, groups)
+        X = _canonical(X)
         self.fit_rows(X, y_index, np.ones(X.shape[0]) if weights is None else weights, splits=splits, groups=groups)
 
     def fit_rows(self, X, y_index, weights, dropped=None, splits=None, contribution=None, calibrate=True,

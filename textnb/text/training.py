@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from textnb.core.errors import EmptyVocabulary, InputError, ParameterError
+from textnb.core.csr import CSR
 from textnb.core.dfe import pass_budget
 from textnb.core.logspace import log_odds, log_proba_from_jll
 from textnb.core.model_io import ModelNode
@@ -260,11 +261,11 @@ class Accumulator:
     def row_matrix(self, cols):
         """``(X, y_index, weights)`` of the documents read (binary ones skipped), in
         order: ``X`` their CSR counts over the columns ``cols`` (in that order; the others
-        dropped), with sorted indices."""
-        import scipy.sparse as sp
-
+        dropped), with sorted indices: a :class:`~textnb.core.csr.CSR` (no scipy.sparse
+        imported; :func:`vectorized_rows` gives the estimators scipy's)."""
         if not self.rows:
-            return sp.csr_matrix((0, len(cols))), np.zeros(0, dtype=np.intp), np.zeros(0)
+            return (CSR((np.zeros(0), np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int64)), (0, len(cols))),
+                    np.zeros(0, dtype=np.intp), np.zeros(0))
         if self._unsettled():
             self._shrink()
         y, w, lengths, ids, counts, _, _, _ = self._rows()
@@ -279,8 +280,7 @@ class Accumulator:
             new, counts = new[keep], counts[keep]
         indptr = np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
         _sort_rows(new, counts, indptr, len(cols))
-        X = sp.csr_matrix((counts, new, indptr), shape=(len(lengths), len(cols)))
-        X.has_sorted_indices = True
+        X = CSR((counts, new, indptr), (len(lengths), len(cols)))
         return X, y.astype(np.intp), w.astype(np.float64)
 
 
@@ -551,8 +551,6 @@ def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_c
     results = (part for parts_of_batch in shards for part in parts_of_batch)  # (a large mbox: in parts)
     done = 0
     for batch_terms, sums, class_count, skipped, n_docs, *batch_rows in results:
-        if rows and done == 0:
-            __import__("scipy.sparse")  # the rows' model needs it: imported while the workers count
         acc.add(batch_terms, sums, class_count, skipped, rows=batch_rows[0] if batch_rows else None)
         done += n_docs  # (a piece of a large mbox file: its share of the file, a Fraction)
         if progress is not None:
@@ -800,8 +798,10 @@ def one_label_each(y):
 
 def vectorized_rows(acc, cols, binary):
     """``(X, y_index, weights)`` of every document kept by ``acc`` over the columns ``cols``:
-    the Vectorizer's output (presence with ``binary``), which the estimators fit on."""
+    the Vectorizer's output (presence with ``binary``, a scipy.sparse CSR matrix), which the
+    estimators fit on."""
     X_rows, y_rows, w_rows = acc.row_matrix(cols)
+    X_rows = X_rows.to_scipy()
     if binary:
         X_rows.data[:] = 1.0
     return X_rows, y_rows, w_rows
