@@ -72,6 +72,31 @@ def test_leave_out_scale_is_close_to_cross_validation(sms_counts):
     assert model.scale_ < 0.8  # the raw Bernoulli scores of SMS are overconfident
 
 
+def test_a_scale_alone_is_fitted_on_the_first_three_folds(sms_counts, monkeypatch):
+    """Without a residual layer the scale is fitted on the documents of the first
+    :data:`dfe.SCALE_FOLDS` of the five held-out folds (the others are not held out: two
+    fewer models over the whole vocabulary) when they hold :data:`dfe.SCALE_DOCUMENTS`; with
+    a layer, which is fitted on the same scores, on all five; on fewer documents, all five."""
+    Xtr, ytr, _, _ = sms_counts
+    seen = []
+    real = dfe.leave_out_scores
+
+    def spy(family, fc, cc, T, y_index, contribution, fold, **kw):
+        seen.append(sorted(set(np.asarray(fold).tolist())))
+        return real(family, fc, cc, T, y_index, contribution, fold, **kw)
+
+    monkeypatch.setattr(dfe, "leave_out_scores", spy)
+    alone = DiscriminativeNB(residual=False).fit(Xtr, ytr)
+    layered = DiscriminativeNB().fit(Xtr, ytr)
+    few = DiscriminativeNB(residual=False).fit(Xtr[:3000], ytr[:3000])  # three folds: 1,800 documents
+    assert seen == [[-1, 0, 1, 2], [0, 1, 2, 3, 4], [0, 1, 2, 3, 4]]
+    assert hasattr(layered, "residual_") and alone.scale_ is not None and few.scale_ is not None
+    # the three folds' scale is the five folds' within a few per cent
+    monkeypatch.setattr(dfe, "SCALE_FOLDS", dfe.DEFAULT_FOLDS)
+    five = DiscriminativeNB(residual=False).fit(Xtr, ytr)
+    assert seen[-1] == [0, 1, 2, 3, 4] and abs(alone.scale_ - five.scale_) < 0.05 * five.scale_
+
+
 @pytest.mark.parametrize("scored_all", [True, False])
 @pytest.mark.parametrize("emptied", [False, True])
 def test_complement_leave_out_scores_equal_the_whole_vocabulary_weights(sms_counts, scored_all, emptied):

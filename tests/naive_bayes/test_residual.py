@@ -135,8 +135,11 @@ def test_the_strength_is_chosen_by_held_out_loss_and_none_when_nothing_helps():
         dfe.RESIDUAL_WORK = small
 
 
-def test_the_residual_folds_into_the_weights(sms_counts):
+def test_the_residual_folds_into_the_weights(sms_counts, monkeypatch):
     Xtr, ytr, Xte, yte = sms_counts
+    # (a scale fitted alone is fitted on the first folds only, dfe.SCALE_FOLDS: here on all five, as
+    # the layer's model fits it, so that the two models' scales compare)
+    monkeypatch.setattr(dfe, "SCALE_FOLDS", dfe.DEFAULT_FOLDS)
     model = DiscriminativeNB().fit(Xtr, ytr)
     plain = DiscriminativeNB(residual=False).fit(Xtr, ytr)
     assert model.residual_strength_ in dfe.RESIDUAL_STRENGTHS and not hasattr(plain, "residual_")
@@ -154,10 +157,11 @@ def test_the_residual_folds_into_the_weights(sms_counts):
     assert DiscriminativeNB().fit(Xtr, ytr).get_params()["residual"] == "auto"
 
 
-def test_the_complement_models_layer_weighs_presence(sms_counts):
+def test_the_complement_models_layer_weighs_presence(sms_counts, monkeypatch):
     """The complement model's features are ``log(1 + tf)`` over the row's length; its layer is
     fitted over the terms' presence (NBSVM's binarised features, :func:`dfe.layer_features`),
     kept apart from its weights (``residual_presence_``) and added to its scores."""
+    monkeypatch.setattr(dfe, "SCALE_FOLDS", dfe.DEFAULT_FOLDS)  # (the plain model's scale on all five folds)
     from textnb.naive_bayes.kernels import form_log_likelihood
 
     Xtr, ytr, Xte, yte = sms_counts

@@ -480,6 +480,13 @@ MIN_CALIBRATION_DOCUMENTS = 50
 #: Most documents held out for the calibration (one scalar needs no more; fewer held out per
 #: fold also leave each fold's model closer to the trained one).
 MAX_CALIBRATION_DOCUMENTS = 5000
+#: Held-out folds scored for a calibration scale fitted alone (no residual layer; the other
+#: folds' documents are not held out), when they hold :data:`SCALE_DOCUMENTS` documents or more:
+#: one scalar is fitted as well on three folds as on five (docs/text_calibration.md,
+#: "Session 41"), and each fold is a model's weights over the whole vocabulary.
+SCALE_FOLDS = 3
+#: Documents the :data:`SCALE_FOLDS` folds must hold for the scale to be fitted on them alone.
+SCALE_DOCUMENTS = 2000
 #: At most this many held-out scores (documents x classes; 16 MB in float64): with more than
 #: MAX_CALIBRATION_CELLS / MIN_CALIBRATION_DOCUMENTS (40,000) classes a model stays uncalibrated.
 MAX_CALIBRATION_CELLS = 2_000_000
@@ -554,7 +561,9 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
     sample weight, plus what the frequency-estimate passes added for it, recorded by
     :func:`passes`). That is the model trained without the fold, up to the passes'
     weights of the other documents (computed with the fold present), at the cost of a
-    scoring pass instead of ``folds`` trainings. Scores of the training documents
+    scoring pass instead of ``folds`` trainings (for a scale fitted alone, with no residual
+    layer, the first :data:`SCALE_FOLDS` folds only, when they hold :data:`SCALE_DOCUMENTS`
+    documents: the others are then not held out). Scores of the training documents
     under the full model would be overconfident; these are out-of-fold scores, as
     cross-validated calibration uses (Platt 1999, Guo et al. 2017). ``weights`` weigh
     the log-loss. Returns None (nothing to calibrate on) with fewer than
@@ -598,13 +607,17 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
     held = np.flatnonzero(rank < np.sort(rank)[limit - 1] + 1)  # the smallest keys
     fold = np.full(n, -1)
     fold[held] = rank[held] % folds
+    layer = residual is not False and _residual_in_budget(T, held, n_classes, residual)
+    if not layer and folds > SCALE_FOLDS and np.count_nonzero(fold[held] < SCALE_FOLDS) >= SCALE_DOCUMENTS:
+        fold[fold >= SCALE_FOLDS] = -1  # a scale alone: the first folds' documents (see SCALE_FOLDS)
+        held = held[fold[held] >= 0]
     S = leave_out_scores(family, feature_count, class_count, T, y_index, contribution, fold, alpha=alpha, pool=pool,
                          ratios=ratios)
     w = None if weights is None else np.asarray(weights)[held]
     scale = fit_scale(S, y_index[held], w)
     if residual is False:
         return scale
-    if not _residual_in_budget(T, held, n_classes, residual):
+    if not layer:
         return scale, None
     return scale, fit_residual(layer_features(family, T[held]), scale * S, y_index[held], w, fold[held],
                                budget=residual == "auto", pool=pool, n_jobs=n_jobs)
