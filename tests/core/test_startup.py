@@ -67,8 +67,8 @@ def test_keep_freed_memory_starts_no_process():
 def test_train_and_predict_import_neither_joblib_nor_sklearn(tmp_path):
     """``textnb train`` (default model, forked workers) and ``textnb predict`` of a
     document: neither imports joblib, scikit-learn or scipy: predict of one document or of a
-    file of thousands (scored by :func:`textnb.core.csr.csr_dot`), train with scipy.sparse's
-    compiled products loaded alone (:func:`textnb.core.csr.kernels`)."""
+    file of thousands and train alike multiply by scipy.sparse's compiled products, loaded
+    alone (:class:`textnb.core.csr.CSR`, :func:`textnb.core.csr.kernels`)."""
     code = (
         "import sys, io\n"
         "from textnb.cli.commands import main\n"

@@ -143,7 +143,7 @@ def test_cli_train_and_predict_on_a_table_import_no_sklearn(tmp_path):
 @pytest.mark.parametrize("params", _PARAMS + _NUMERIC_ONLY[:2])
 def test_prediction_product_is_scipys_without_scipy(params):
     """The nominal cells' product of prediction (``_one_hot_dot``: numpy, the CSR cells in
-    canonical order summed by :func:`textnb.core.csr.csr_dot`) is scipy's sparse product,
+    canonical order multiplied by :class:`textnb.core.csr.CSR`) is scipy's sparse product,
     float for float, with uncertain nominal rows, missing cells and cut numerics."""
     X, y = _table(seed=5, n=300)
     atts = _ATTS if params not in _NUMERIC_ONLY else tuple(a for a in _ATTS if a.kind in ("nominal", "numeric"))

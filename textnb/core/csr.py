@@ -1,100 +1,18 @@
-"""Products of CSR matrices held as numpy arrays ``(data, indices, indptr)``: numpy only.
+"""CSR matrices held as numpy arrays, multiplied by scipy.sparse's compiled kernels.
 
-Scoring a file of documents with a linear model is one product ``X @ W.T`` of their
-sparse counts and the model's dense weights. scipy.sparse computes it in compiled code,
-but importing it costs a prediction process more CPU time (about 0.1 s: its array-API
-layer imports numpy's f2py, testing and other lazy submodules) than the product of
-a few thousand documents takes. :func:`csr_dot` computes the same floats with numpy.
+Training the default model and scoring a file of documents with a linear model are
+products of sparse counts and dense weights. scipy.sparse computes them in compiled code,
+but importing it costs a process more CPU time (about 0.1-0.15 s: its array-API layer
+imports numpy's f2py, testing and other lazy submodules) than the products of a training
+(about 0.1 s on 20 Newsgroups) or of a few thousand documents take. :class:`CSR` holds the
+arrays and runs scipy.sparse's own loops on them, loaded without importing scipy
+(:func:`kernels`): scipy's floats, with no scipy.sparse import, for the estimators, the
+training command and the model-file scorer alike.
 """
 
 import numpy as np
 
-__all__ = ["CSR", "csr_dot", "kernels"]
-
-#: Rows still being summed below which the rest of each is summed on its own (one
-#: cumulative sum per row) instead of one vectorised step per term position.
-_FEW_ROWS = 32
-#: Products computed at once (cells; times the number of outputs, 8 bytes each).
-_BUFFER_CELLS = 1 << 12
-
-
-def csr_dot(data, indices, indptr, weights_t, presence_columns=0):
-    """``X @ weights_t`` for the CSR matrix ``X = (data, indices, indptr)`` (any number of
-    columns: ``weights_t`` has one row per column of ``X``), shape ``(n_rows,
-    weights_t.shape[1])``, in ``weights_t``'s and ``data``'s result dtype. The last
-    ``presence_columns`` columns of ``weights_t`` are summed unmultiplied: those of the
-    result are ``P @ weights_t`` for ``P`` the stored cells as ones (the weights of the terms'
-    presence, in the same pass over the cells).
-
-    Each row accumulates its products ``data[k] * weights_t[indices[k]]`` one term at a
-    time, in index order, from zero, as scipy's CSR product (``csr_matvecs``) does: the
-    result is scipy's to the last bit. The rows are taken longest first; step ``j`` adds
-    the ``j``-th product of every row that has one. The cells are laid out step by step
-    once, and the products of a few steps at a time (:data:`_BUFFER_CELLS` cells) are
-    gathered and multiplied into one buffer that stays in the cache: a step is then one
-    contiguous addition, with no indexing. Once fewer than :data:`_FEW_ROWS` rows remain,
-    each of them finishes with a cumulative sum of its remaining products (also
-    sequential), so a few very long documents do not cost one Python step per term.
-    """
-    data, weights_t = np.asarray(data), np.asarray(weights_t)
-    dtype = np.result_type(data.dtype, weights_t.dtype)  # both in it, as scipy's product upcasts them
-    data, weights_t = data.astype(dtype, copy=False), weights_t.astype(dtype, copy=False)
-    indptr = np.asarray(indptr, dtype=np.int64)
-    n_rows, n_out = indptr.size - 1, weights_t.shape[1]
-    scaled = n_out - int(presence_columns)  # the columns multiplied by the cells' values
-    out = np.zeros((n_rows, n_out), dtype=dtype)
-    if n_rows == 0 or indptr[-1] == indptr[0]:
-        return out
-    lengths = np.diff(indptr)
-    order = np.argsort(-lengths, kind="stable")  # longest first: step j uses a prefix of the rows
-    sorted_lengths = lengths[order]
-    # active[j]: rows with more than j terms; the steps run while at least _FEW_ROWS do
-    active = n_rows - np.cumsum(np.bincount(sorted_lengths))[:-1]
-    n_steps = int(np.count_nonzero(active >= _FEW_ROWS))
-    total = np.empty((n_rows, n_out), dtype=dtype)  # the sums, rows in ``order``
-    if n_steps:
-        active = active[:n_steps]
-        step_start = np.zeros(n_steps + 1, dtype=np.int64)
-        np.cumsum(active, out=step_start[1:])
-        # the cells of steps 0 .. n_steps - 1, step by step (rows in ``order`` within a step)
-        kept = np.minimum(sorted_lengths, n_steps)
-        rank = np.repeat(np.arange(n_rows), kept)
-        first = np.zeros(n_rows + 1, dtype=np.int64)
-        np.cumsum(kept, out=first[1:])
-        position = np.arange(first[-1]) - np.repeat(first[:-1], kept)
-        cells = np.empty(first[-1], dtype=np.int64)
-        cells[step_start[position] + rank] = indptr[:-1][order][rank] + position
-        columns = np.asarray(indices, dtype=np.intp)[cells]
-        values = data[cells]
-        # the products of a few steps at a time, in one buffer that stays in the cache
-        buffer = np.empty((min(int(step_start[-1]), _BUFFER_CELLS + int(active[0])), n_out), dtype=dtype)
-        total[:] = 0
-        j = 0
-        while j < n_steps:
-            lo = int(step_start[j])
-            stop = max(j + 1, int(np.searchsorted(step_start, lo + _BUFFER_CELLS, side="right")) - 1)
-            stop = min(stop, n_steps)
-            hi = int(step_start[stop])
-            products = buffer[:hi - lo]
-            np.take(weights_t, columns[lo:hi], axis=0, out=products, mode="clip")  # (valid columns)
-            np.multiply(products[:, :scaled], values[lo:hi, None], out=products[:, :scaled])
-            for k in range(j, stop):
-                a = int(active[k])
-                total[:a] += products[step_start[k] - lo:step_start[k] - lo + a]
-            j = stop
-    else:
-        total[:] = 0
-    # the rows longer than n_steps: the rest of each, summed on from its partial sum
-    for r in range(int(np.count_nonzero(sorted_lengths > n_steps))):
-        row = order[r]
-        lo, hi = indptr[row] + n_steps, indptr[row + 1]
-        rest = np.empty((hi - lo + 1, n_out), dtype=dtype)
-        rest[0] = total[r]
-        np.take(weights_t, np.asarray(indices[lo:hi], dtype=np.intp), axis=0, out=rest[1:], mode="clip")
-        np.multiply(rest[1:, :scaled], data[lo:hi, None], out=rest[1:, :scaled])
-        total[r] = np.cumsum(rest, axis=0)[-1]
-    out[order] = total
-    return out
+__all__ = ["CSR", "kernels"]
 
 
 # -- the training's sparse matrices ------------------------------------------------------
@@ -174,7 +92,7 @@ class CSR:
     (:func:`textnb.core.dfe.canonical`). ``to_scipy()`` gives the scipy.sparse matrix."""
 
     format = "csr"
-    __slots__ = ("data", "indices", "indptr", "shape")
+    __slots__ = ("data", "indices", "indptr", "shape", "_checked")
 
     def __init__(self, arg, shape):
         data, indices, indptr = arg
@@ -188,6 +106,19 @@ class CSR:
         self.indices = np.asarray(indices).astype(idx, copy=False)[:nnz]
         self.data = np.asarray(data)[:nnz]
         self.shape = (n_rows, n_cols)
+        self._checked = False
+
+    def _check(self):
+        """Refuse (ValueError) what the compiled kernels would read out of bounds: a column
+        index outside the matrix, or row pointers that do not rise to the stored cells
+        (checked once per matrix)."""
+        if not self._checked:
+            if self.nnz and (int(self.indices.min()) < 0 or int(self.indices.max()) >= self.shape[1]):
+                raise ValueError(f"a column index outside the {self.shape[1]} columns of the CSR matrix")
+            if self.data.size < self.nnz or self.indices.size < self.nnz or \
+                    (self.indptr.size > 1 and bool(np.any(np.diff(self.indptr) < 0))) or int(self.indptr[0]) != 0:
+                raise ValueError("CSR row pointers that do not rise from 0 to its stored cells")
+            self._checked = True
 
     @classmethod
     def of(cls, X):
@@ -316,6 +247,7 @@ class CSR:
         other = np.asarray(other)
         if other.ndim not in (1, 2) or other.shape[0] != self.shape[1]:
             raise ValueError(f"cannot multiply a {self.shape} matrix by an array of shape {other.shape}")
+        self._check()
         dtype = np.result_type(self.data.dtype, other.dtype)
         data = self.data.astype(dtype, copy=False)
         other = np.ascontiguousarray(other, dtype=dtype)
@@ -333,6 +265,8 @@ class CSR:
     def _matmat(self, other):
         if other.shape[0] != self.shape[1]:
             raise ValueError(f"cannot multiply a {self.shape} matrix by a {other.shape} one")
+        self._check()
+        other._check()
         tools = kernels()
         n_rows, n_cols = self.shape[0], other.shape[1]
         idx = _index_dtype(self.nnz, other.nnz, *self.shape, *other.shape)
@@ -349,6 +283,7 @@ class CSR:
         return CSR((data, indices, indptr), (n_rows, n_cols))
 
     def toarray(self):
+        self._check()
         out = np.zeros(self.shape, dtype=self.data.dtype)
         kernels().csr_todense(self.shape[0], self.shape[1], self.indptr, self.indices, self.data, out.ravel())
         return out

@@ -69,7 +69,7 @@ from textnb.naive_bayes.cut_points import (
 )
 from textnb.naive_bayes.scoring import (check_partial_fit_labels, check_sample_weight, class_positions, fit_classes,
                                         partial_fit_classes)
-from textnb.core.csr import csr_dot
+from textnb.core.csr import CSR
 from textnb.core.logspace import logsumexp_max_apart
 from textnb.core.estimates import LOG_FLOOR, nominal_log_prob, smoothed_class_prior
 from textnb.core.model_schema import (CLASS_VALUES, TABLE_CLASS_PRIOR, check_params, MAX_DIM, MAX_REAL, SMOOTHING, Array,
@@ -742,15 +742,15 @@ class TabularKernel(TableKernel):
         return lo, hi
 
     def _one_hot_dot(self, X, weights):
-        """``M @ weights.T`` without scipy (prediction), ``M`` the CSR matrix of
-        ``_one_hot_cells(X, uncertain=False)``: the cells in its canonical order (row, then column) and
-        :func:`textnb.core.csr.csr_dot`, which sums each row's products in that order as
-        scipy's product does, so the floats are the same."""
-        r, c, v, (n, _) = self._one_hot_cells(X, uncertain=False)
+        """``M @ weights.T`` without importing scipy.sparse (prediction), ``M`` the CSR matrix
+        of ``_one_hot_cells(X, uncertain=False)``: the cells in its canonical order (row, then
+        column), multiplied by scipy.sparse's own kernels (:class:`textnb.core.csr.CSR`), so the
+        floats are those of the scipy product the estimator computes."""
+        r, c, v, (n, m) = self._one_hot_cells(X, uncertain=False)
         order = np.lexsort((c, r))
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(r, minlength=n), out=indptr[1:])
-        return csr_dot(v[order], c[order], indptr, np.asarray(weights).T)
+        return CSR((v[order], c[order], indptr), (n, m)) @ np.asarray(weights).T
 
     def _one_hot_cells(self, X, uncertain=True):
         """``(rows, columns, values, shape)`` of the (n_samples, sum(n_values_)) indicator of

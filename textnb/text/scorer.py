@@ -37,7 +37,7 @@ import importlib
 
 import numpy as np
 
-from textnb.core.csr import csr_dot
+from textnb.core.csr import CSR
 from textnb.core.dfe import doc_features
 from textnb.core.errors import InputError, ModelFileError, refuse_single_string
 from textnb.core.logspace import log_odds, log_proba_from_jll, prior_where_empty, proba_from_jll
@@ -168,10 +168,8 @@ class TextScorer(DocumentCounts):
                  adjustment=None, presence=None):
         super().__init__(analyzer, terms, binary, max_bytes)
         self._weights_t = np.ascontiguousarray(np.asarray(weights, dtype=np.float64).T)  # (terms, classes)
-        # a residual layer over presence: its weights beside the model's, one pass over the cells for both
-        self._both_t = None if presence is None else \
-            np.ascontiguousarray(np.hstack([self._weights_t, np.asarray(presence, dtype=np.float64).T]))
-        self._presence_t = None if presence is None else self._both_t[:, self._weights_t.shape[1]:]  # (a view)
+        self._presence_t = None if presence is None else \
+            np.ascontiguousarray(np.asarray(presence, dtype=np.float64).T)  # a residual layer over presence
         self.bias = np.asarray(bias, dtype=np.float64)
         self.classes_ = np.asarray(classes)
         self.threshold = threshold
@@ -225,20 +223,13 @@ class TextScorer(DocumentCounts):
     def _joint(self, data, indices, indptr):
         """The joint log-likelihoods of documents of term counts ``(data, indices, indptr)``."""
         data, indices, indptr = self._transformed(self.counted(data), indices, indptr)
-        every = self._presence_t is not None and bool(np.all(data != 0))  # each stored cell a term present
-        present = None if self._presence_t is None or every else (data != 0).astype(np.float64)
+        present = None if self._presence_t is None else (data != 0).astype(np.float64)  # (a stored 0: absent)
         data, indices, indptr = self._features(data, indices, indptr)
-        # scipy's CSR product to the last bit, in numpy: importing scipy.sparse would cost
-        # more than the products of a file of documents
-        if every:  # the model's weights and the layer's over presence in one pass
-            k = self._weights_t.shape[1]
-            both = csr_dot(data, indices, indptr, self._both_t, presence_columns=k)
-            jll = both[:, :k] + self.bias
-            jll += both[:, k:]
-        else:
-            jll = csr_dot(data, indices, indptr, self._weights_t) + self.bias
-        if present is not None:  # (a stored 0 after the transforms: not present)
-            jll += csr_dot(present, indices, indptr, self._presence_t)
+        # the estimator's products, by the same kernels (textnb.core.csr: no scipy.sparse import)
+        n_rows, n_terms = len(indptr) - 1, self._weights_t.shape[0]
+        jll = CSR((data, indices, indptr), (n_rows, n_terms)) @ self._weights_t + self.bias
+        if present is not None:  # the layer over presence, as dfe.joint_log_likelihood adds it
+            jll += CSR((present, indices, indptr), (n_rows, n_terms)) @ self._presence_t
         if self.empty is not None:  # no known term: the class prior
             jll = prior_where_empty(jll, _no_evidence(data, indptr), self.empty)
         return self.adjust(jll)
