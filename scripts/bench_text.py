@@ -170,6 +170,8 @@ def whole_process(root, tmp, repeat, bytecode=True, ngram=None):
     jobs = {
         "train": ([*textnb, "train", str(root), "-o", str(tmp / "m.tnb")],
                   [sys.executable, "-c", SKLEARN_TRAIN, str(Path(root) / "train"), str(tmp / "m.pkl")]),
+        "train --jobs 1": ([*textnb, "train", str(root), "--jobs", "1", "-o", str(tmp / "m1.tnb")],
+                           [sys.executable, "-c", SKLEARN_TRAIN, str(Path(root) / "train"), str(tmp / "m1.pkl")]),
         "train --model multinomial": ([*textnb, "train", str(root), "--model", "multinomial", "-o",
                                        str(tmp / "mnb.tnb")],
                                       [sys.executable, "-c", SKLEARN_TRAIN, str(Path(root) / "train"),
@@ -217,7 +219,8 @@ def whole_process(root, tmp, repeat, bytecode=True, ngram=None):
     lines = ["### Whole processes on 20 Newsgroups bydate (start-up included)", "",
              "`python -m textnb ...` against a scikit-learn script doing the same job (CountVectorizer + "
              "MultinomialNB in a Pipeline, saved with pickle), each a fresh process, "
-             "`textnb train` with its default model (DiscriminativeNB) and with `--model multinomial` "
+             "`textnb train` with its default model (DiscriminativeNB; counting in a second thread when a CPU "
+             "is idle, and with `--jobs 1` in this one thread alone) and with `--model multinomial` "
              "(the same model as the scikit-learn script), the predict rows with the default model, "
              f"{repeat} runs interleaved after one warm-up run of each, medians; wall seconds and CPU seconds "
              "(user + system of the process and its workers); "
