@@ -10,6 +10,8 @@ arrays and runs scipy.sparse's own loops on them, loaded without importing scipy
 training command and the model-file scorer alike.
 """
 
+import threading
+
 import numpy as np
 
 __all__ = ["CSR", "kernels"]
@@ -22,6 +24,7 @@ _KERNELS = None
 #: What :class:`CSR` calls in the kernels (each a loop of scipy.sparse's own products).
 _NEEDED = ("csr_matvec", "csr_matvecs", "csr_matmat_maxnnz", "csr_matmat", "csr_todense")
 _MAX_INT32 = np.iinfo(np.int32).max
+_LOADING = threading.Lock()
 
 
 def kernels():
@@ -39,7 +42,9 @@ def kernels():
     imported the usual way, with scipy.sparse."""
     global _KERNELS
     if _KERNELS is None:
-        _KERNELS = _load_kernels()
+        with _LOADING:  # (two threads' first products: one load)
+            if _KERNELS is None:
+                _KERNELS = _load_kernels()
     return _KERNELS
 
 
