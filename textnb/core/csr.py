@@ -16,9 +16,6 @@ import numpy as np
 
 __all__ = ["CSR", "kernels"]
 
-
-# -- the training's sparse matrices ------------------------------------------------------
-
 #: scipy.sparse's compiled kernels (its ``_sparsetools`` module), loaded once by :func:`kernels`.
 _KERNELS = None
 #: What :class:`CSR` calls in the kernels (each a loop of scipy.sparse's own products).
@@ -135,8 +132,7 @@ class CSR:
         """The scipy.sparse CSR matrix of these arrays (imports scipy.sparse)."""
         import scipy.sparse as sp
 
-        X = sp.csr_matrix((self.data, self.indices, self.indptr), shape=self.shape)
-        return X
+        return sp.csr_matrix((self.data, self.indices, self.indptr), shape=self.shape)
 
     @property
     def nnz(self):
