@@ -252,6 +252,19 @@ def test_the_model_file_and_the_scorer_carry_the_residual_and_its_lower_loss(sms
     for part in (docs[4000:4010], docs[4000:]):
         assert np.array_equal(scorer.predict_proba(part), comp.predict_proba(part))
         assert np.array_equal(back.predict_proba(part), comp.predict_proba(part))
+    # `textnb inspect` says what each layer weighs (and its --json, "residual_over")
+    import io
+    import json
+
+    from textnb.cli.commands import main
+
+    for path, over, words in ((tmp_path / "m.tnb", "features", "(folded into the weights)"),
+                              (tmp_path / "c.tnb", "presence", "and the terms' presence")):
+        text, data = io.StringIO(), io.StringIO()
+        assert main(["inspect", str(path)], stdout=text, stderr=io.StringIO()) == 0
+        assert main(["inspect", str(path), "--json"], stdout=data, stderr=io.StringIO()) == 0
+        assert words in next(line for line in text.getvalue().splitlines() if line.startswith("residual:"))
+        assert json.loads(data.getvalue())["residual_over"] == over
 
 
 def test_partial_fit_refits_the_residual_and_merge_averages_it(sms_counts):

@@ -84,7 +84,9 @@ def run(args, out, err):
               f"(one temperature fitted on held-out training documents{inside})", file=out)
     if "residual_strength" in info:
         strength = info["residual_strength"]
-        print("residual: a logistic layer over the calibrated scores, fitted on held-out training documents ("
+        over = {"presence": " and the terms' presence (a second weight matrix)",
+                "features": " (folded into the weights)"}.get(info.get("residual_over"), "")
+        print(f"residual: a logistic layer over the calibrated scores{over}, fitted on held-out training documents ("
               + ("the average of the merged models' layers" if strength is None else
                  f"L2 strength {strength:g}, chosen by cross-validation") + ")", file=out)
     print(f"classes: {len(info['classes'])}", file=out)

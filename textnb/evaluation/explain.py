@@ -422,6 +422,10 @@ def _text_description(name, model, params, tokenizer, vocabulary_size, terms):
             extra["residual_strength"] = float(model.residual_strength_)
         elif any(getattr(model, f, None) is not None for f in ("residual_", "residual_presence_")):  # (merged: no strength)
             extra["residual_strength"] = None
+        if "residual_strength" in extra:  # what the layer weighs (dfe.layer_features): the terms' presence, a
+            # second weight matrix; or the model's own features, folded into its weights
+            extra["residual_over"] = "presence" if getattr(model, "residual_presence_", None) is not None \
+                else "features"
     return {
         **extra,
         "kind": "text",
