@@ -101,7 +101,11 @@ def test_the_training_csr_is_scipys_matrix_on_a_real_corpus(sms_counts, dtype):
     indicator = sp.csr_matrix((weights, (y, np.arange(X.shape[0]))), shape=(4, X.shape[0]))
     _same_matrix(CSR.of(indicator) @ C, indicator @ X)  # the class sums' product
     np.testing.assert_array_equal((CSR.of(indicator) @ C).toarray(), (indicator @ X).toarray())
-    np.testing.assert_array_equal(abs(C).sum(axis=1), np.asarray(abs(X).sum(axis=1)).ravel())
+    Z = X.copy()
+    Z.data[::7] = 0  # stored zeros here and there
+    Z.data[Z.indptr[5]:Z.indptr[6]] = 0  # a row of stored zeros only
+    assert Z.indptr[6] > Z.indptr[5] and CSR.of(Z).empty_rows()[5]
+    np.testing.assert_array_equal(CSR.of(Z).empty_rows(), np.asarray(abs(Z).sum(axis=1)).ravel() == 0)
     _same_matrix(C.to_scipy(), X)
 
 

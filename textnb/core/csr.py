@@ -14,7 +14,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["CSR", "kernels"]
+__all__ = ["CSR", "kernels", "row_pointers"]
 
 #: scipy.sparse's compiled kernels (its ``_sparsetools`` module), loaded once by :func:`kernels`.
 _KERNELS = None
@@ -75,6 +75,13 @@ def _load_kernels():
     return importlib.import_module(name)
 
 
+def row_pointers(lengths):
+    """The CSR row pointers (``indptr``, int64) of rows of ``lengths`` stored cells."""
+    indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    return indptr
+
+
 def _index_dtype(*sizes):
     """int32 when every index and size fits in it (as scipy.sparse chooses), else int64."""
     return np.int32 if max(sizes, default=0) <= _MAX_INT32 else np.int64
@@ -86,8 +93,8 @@ class CSR:
     :func:`kernels`). Built as scipy's is, ``CSR((data, indices, indptr), shape=(n, m))``,
     and read as scipy's is (``data``, ``indices``, ``indptr``, ``shape``, ``nnz``), with the
     few operations the training takes: rows by slice, index array or mask, ``[:, columns]``,
-    ``astype``, ``copy``, the transpose ``T``, products with dense arrays and with another CSR
-    (``@``) and ``toarray``. Products run scipy.sparse's own compiled loops (the same floats
+    ``astype``, ``copy``, the transpose ``T``, the rows without a non-zero value
+    (``empty_rows``), products with dense arrays and with another CSR (``@``) and ``toarray``. Products run scipy.sparse's own compiled loops (the same floats
     as a scipy CSR matrix's); selecting rows and columns is numpy (no arithmetic). The
     indices of a matrix made here are sorted in each row when its rows' were (a subset of
     them keeps their order), and nothing checks them: the makers give canonical rows
@@ -159,20 +166,14 @@ class CSR:
     def getnnz(self, axis=None):
         return self.nnz if axis is None else np.diff(self.indptr)
 
-    def __abs__(self):
-        return CSR((np.abs(self.data), self.indices, self.indptr), self.shape)
-
-    def sum(self, axis=None):
-        """The sum of the stored values (``axis=1``: of each row, an array)."""
-        if axis is None:
-            return self.data.sum()
-        if axis not in (1, -1):
-            raise ValueError("CSR.sum takes axis None or 1")
-        out = np.zeros(self.shape[0], dtype=np.result_type(self.data.dtype, np.float64))
+    def empty_rows(self):
+        """A boolean mask of the rows without a non-zero value (no cell, or only stored zeros:
+        a weighting may store them): the documents with no known term."""
         lengths = np.diff(self.indptr)
-        if self.data.size:
-            out[lengths > 0] = np.add.reduceat(self.data, self.indptr[:-1][lengths > 0])
-        return out
+        if self.data.size == 0 or np.all(self.data != 0):
+            return lengths == 0
+        row = np.repeat(np.arange(self.shape[0]), lengths)
+        return np.bincount(row[self.data != 0], minlength=self.shape[0]) == 0
 
     # -- rows and columns (numpy: no arithmetic) ----------------------------------------
     def __getitem__(self, key):
@@ -202,8 +203,7 @@ class CSR:
             raise IndexError(f"row index out of range for {self.shape[0]} rows")
         start = self.indptr[rows].astype(np.int64)
         lengths = self.indptr[rows + 1] - start
-        indptr = np.zeros(rows.size + 1, dtype=np.int64)
-        np.cumsum(lengths, out=indptr[1:])
+        indptr = row_pointers(lengths)
         cells = np.arange(indptr[-1]) + np.repeat(start - indptr[:-1], lengths)
         return CSR((self.data[cells], self.indices[cells], indptr), (rows.size, self.shape[1]))
 
@@ -226,8 +226,7 @@ class CSR:
         if keep.all():
             return CSR((self.data, new, self.indptr), (self.shape[0], cols.size))
         row = np.repeat(np.arange(self.shape[0]), lengths)
-        indptr = np.zeros(self.shape[0] + 1, dtype=np.int64)
-        np.cumsum(np.bincount(row[keep], minlength=self.shape[0]), out=indptr[1:])
+        indptr = row_pointers(np.bincount(row[keep], minlength=self.shape[0]))
         return CSR((self.data[keep], new[keep], indptr), (self.shape[0], cols.size))
 
     @property
@@ -237,8 +236,7 @@ class CSR:
         n_rows, n_cols = self.shape
         order = np.argsort(self.indices, kind="stable")
         row = np.repeat(np.arange(n_rows), np.diff(self.indptr))
-        indptr = np.zeros(n_cols + 1, dtype=np.int64)
-        np.cumsum(np.bincount(self.indices, minlength=n_cols), out=indptr[1:])
+        indptr = row_pointers(np.bincount(self.indices, minlength=n_cols))
         return CSR((self.data[order], row[order], indptr), (n_cols, n_rows))
 
     # -- products (scipy.sparse's kernels) ----------------------------------------------

@@ -42,10 +42,10 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from textnb.core.csr import CSR
+from textnb.core.csr import CSR, row_pointers
 from textnb.core.forkmap import spare_cpus
 from textnb.core.estimates import ALPHA_FLOOR, class_log_prior, prior_free_bias
-from textnb.core.logspace import log_proba_from_jll, logsumexp, no_evidence, prior_where_empty
+from textnb.core.logspace import log_proba_from_jll, logsumexp, prior_where_empty
 from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, SPLITS, Bool, Choice, Float, Int, OneOf, Optional, check_param_values
 
 __all__ = ["FAMILIES", "DEFAULT_ALPHA", "STEP", "LONG_DOCUMENT_STEP", "LONG_DOCUMENT_TERMS", "STEP_RULE", "STEP_VALUE", "pass_step", "pass_steps", "RATIO_RULE", "long_documents", "uses_ratios", "pass_ratios", "log_count_ratios", "PARAM_SCHEMA", "fit_rows", "choose_family", "COMPLEMENT_RATIOS", "races_ratios", "class_sums", "class_cell_sums", "doc_features", "features", "learn",
@@ -362,14 +362,14 @@ def canonical(X):
 
 def joint_log_likelihood(family, X, coef, intercept, class_documents, presence=None):
     """The joint log-likelihood of a model of ``family`` (weights ``coef``, ``intercept``:
-    :func:`model_weights`) for canonical CSR counts ``X``, plus ``presence`` (classes x
+    :func:`model_weights`) for the canonical counts ``X`` (:func:`canonical`), plus ``presence`` (classes x
     terms: a residual layer's weights over the terms' presence, :func:`layer_features`)
     when given; a document with no known term gets :func:`no_evidence_log_prior`."""
     jll = np.asarray(features(family, X) @ coef.T) + intercept
     if presence is not None:
         jll += np.asarray(_presence(X) @ presence.T)
     prior = no_evidence_log_prior(family, class_documents)
-    return jll if prior is None else prior_where_empty(jll, no_evidence(X), prior)
+    return jll if prior is None else prior_where_empty(jll, X.empty_rows(), prior)
 
 
 def map_threads(pool, fn, items):
@@ -1147,9 +1147,8 @@ def _indicator(y_index, weights, n_classes):
     y_index = np.asarray(y_index)
     n = len(y_index)
     order = np.argsort(y_index, kind="stable")
-    indptr = np.zeros(n_classes + 1, dtype=np.int64)
-    np.cumsum(np.bincount(y_index, minlength=n_classes), out=indptr[1:])
-    return CSR((np.asarray(weights)[order], order, indptr), (n_classes, n))
+    return CSR((np.asarray(weights)[order], order, row_pointers(np.bincount(y_index, minlength=n_classes))),
+               (n_classes, n))
 
 
 def class_sums(T, y_index, n_classes, weights=None):

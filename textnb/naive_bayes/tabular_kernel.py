@@ -69,7 +69,7 @@ from textnb.naive_bayes.cut_points import (
 )
 from textnb.naive_bayes.scoring import (check_partial_fit_labels, check_sample_weight, class_positions, fit_classes,
                                         partial_fit_classes)
-from textnb.core.csr import CSR
+from textnb.core.csr import CSR, row_pointers
 from textnb.core.logspace import logsumexp_max_apart
 from textnb.core.estimates import LOG_FLOOR, nominal_log_prob, smoothed_class_prior
 from textnb.core.model_schema import (CLASS_VALUES, TABLE_CLASS_PRIOR, check_params, MAX_DIM, MAX_REAL, SMOOTHING, Array,
@@ -748,9 +748,7 @@ class TabularKernel(TableKernel):
         floats are those of the scipy product the estimator computes."""
         r, c, v, (n, m) = self._one_hot_cells(X, uncertain=False)
         order = np.lexsort((c, r))
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(r, minlength=n), out=indptr[1:])
-        return CSR((v[order], c[order], indptr), (n, m)) @ np.asarray(weights).T
+        return CSR((v[order], c[order], row_pointers(np.bincount(r, minlength=n))), (n, m)) @ np.asarray(weights).T
 
     def _one_hot_cells(self, X, uncertain=True):
         """``(rows, columns, values, shape)`` of the (n_samples, sum(n_values_)) indicator of

@@ -226,12 +226,12 @@ class TextScorer(DocumentCounts):
         present = None if self._presence_t is None else (data != 0).astype(np.float64)  # (a stored 0: absent)
         data, indices, indptr = self._features(data, indices, indptr)
         # the estimator's products, by the same kernels (textnb.core.csr: no scipy.sparse import)
-        n_rows, n_terms = len(indptr) - 1, self._weights_t.shape[0]
-        jll = CSR((data, indices, indptr), (n_rows, n_terms)) @ self._weights_t + self.bias
+        X = CSR((data, indices, indptr), (len(indptr) - 1, self._weights_t.shape[0]))
+        jll = X @ self._weights_t + self.bias
         if present is not None:  # the layer over presence, as dfe.joint_log_likelihood adds it
-            jll += CSR((present, indices, indptr), (n_rows, n_terms)) @ self._presence_t
+            jll += CSR((present, X.indices, X.indptr), X.shape) @ self._presence_t
         if self.empty is not None:  # no known term: the class prior
-            jll = prior_where_empty(jll, _no_evidence(data, indptr), self.empty)
+            jll = prior_where_empty(jll, X.empty_rows(), self.empty)
         return self.adjust(jll)
 
     def adjust(self, jll):
@@ -336,16 +336,6 @@ def _apnbc():
     from textnb.core.registry import kernel_class
 
     return kernel_class("APNBC")
-
-
-def _no_evidence(data, indptr):
-    """Rows of the CSR arrays without a non-zero value (a weighting may store zeros)."""
-    lengths = np.diff(indptr)
-    if data.size == 0 or np.all(data != 0):
-        return lengths == 0
-    nonzero = np.zeros(lengths.size)
-    nonzero[lengths > 0] = np.add.reduceat((data != 0).astype(np.float64), indptr[:-1][lengths > 0])
-    return nonzero == 0
 
 
 class SelectColumns:
