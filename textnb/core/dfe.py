@@ -1179,7 +1179,8 @@ def class_table(T, y_index, n_classes, weights):
     weights = weights.astype(dtype, copy=False)
     offsets = np.asarray(y_index, dtype=np.int64) * n_cols
     bounds = np.searchsorted(indptr, np.arange(0, int(indptr[-1]), _TABLE_CELLS), side="right") - 1
-    bounds = np.unique(np.append(bounds, T.shape[0]))
+    bounds = np.append(bounds, T.shape[0])  # rising: each bound once (np.unique imports numpy.ma)
+    bounds = bounds[np.append(True, bounds[1:] != bounds[:-1])]
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         a, b = int(indptr[lo]), int(indptr[hi])
         if a == b:

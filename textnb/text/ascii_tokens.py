@@ -316,7 +316,9 @@ class TermKeys:
         order = np.argsort(h, kind="stable")
         hs = h[order]
         same = np.flatnonzero(hs[1:] == hs[:-1])
-        shared = np.unique(order[np.concatenate((same, same + 1))])  # terms sharing a hash
+        sharing = np.zeros(len(order), dtype=bool)  # terms sharing a hash (np.unique would import numpy.ma)
+        sharing[same] = sharing[same + 1] = True
+        shared = order[sharing]
         if len(set(others)) != len(others) or len({words[i].tobytes() for i in shared.tolist()}) != len(shared):
             raise ValueError("the vocabulary holds a term twice")
         # as _register files them into an empty table: the first term of a hash by its
