@@ -104,6 +104,36 @@ def test_one_partial_fit_batch_equals_fit(sms, model):
     assert_allclose(grown.predict_proba(docs[4000:]), whole.predict_proba(docs[4000:]), rtol=0, atol=1e-12)
 
 
+def test_a_small_partial_fit_batch_with_new_terms_keeps_the_residual_layer_on_its_terms(sms, tmp_path):
+    """A DiscriminativeNB's residual layer weighs each term (``residual_`` over the
+    features, ``residual_presence_`` over presence); a ``partial_fit`` batch too small to
+    refit it keeps it, while new terms move the known terms' columns (the vocabulary stays
+    alphabetical). The layer kept its old columns: the next estimate raised numpy's
+    "operands could not be broadcast" (the default TextClassifier on SMS texts, one new
+    word), and a spamfilter ``--kind discriminative`` model refused every TELL of a message
+    with a new token. Now its weights move with their terms and a new term weighs 0 (as in
+    a merge); the model predicts, saves and loads."""
+    from textnb.naive_bayes.kernels import LAYER_WEIGHTS
+
+    docs, y = sms
+    model = TextClassifier().fit(docs[:1000], y[:1000])
+    layers = [name for name in LAYER_WEIGHTS if hasattr(model.model_, name)]
+    assert layers, "no residual layer fitted on these documents: the test needs one"
+    names = model.vectorizer_.get_feature_names_out().tolist()
+    before = {name: dict(zip(names, getattr(model.model_, name).T.tolist())) for name in layers}
+    model.partial_fit(["zzqx brandnewword free prize"], ["spam"])
+    names = model.vectorizer_.get_feature_names_out().tolist()
+    assert "brandnewword" in names and len(names) > len(before[layers[0]])
+    for name in layers:
+        after = dict(zip(names, getattr(model.model_, name).T.tolist()))
+        assert all(after[term] == weights for term, weights in before[name].items())
+        assert after["brandnewword"] == [0.0, 0.0]
+    proba = model.predict_proba(["free prize now", "brandnewword at noon"])
+    model.save(tmp_path / "m.tnb")
+    assert_allclose(textnb.load(tmp_path / "m.tnb").predict_proba(["free prize now", "brandnewword at noon"]), proba,
+                    rtol=0, atol=1e-15)
+
+
 def test_partial_fit_batches_keep_fit_column_order_for_any_terms():
     """Non-ASCII terms and n-grams (held in the TermKeys' dict) slot into fit's order batch by
     batch; a vocabulary set by hand out of order is sorted on the next batch."""

@@ -36,7 +36,7 @@ from textnb.core.errors import refuse_single_string
 from textnb.core.model_io import register
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.discriminative import DiscriminativeNB
-from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
+from textnb.naive_bayes.kernels import LAYER_WEIGHTS, all_or_nothing, takes_defaults
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS
 from textnb.text.tokenize import decodes_bytes
 from textnb.text.training import (PER_CLASS, batches, count_documents, default_vectorizer, fold_vocabularies, min_parallel,
@@ -165,9 +165,11 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         Documents skipped during ``fit`` because they are binary.
     input_ : str
         ``"mail"`` on a model that ``spamfilter`` trained or registered mail into (its
-        documents were messages rendered by :func:`textnb.apps.filtering.spam_text`):
-        ``textnb predict`` then reads its inputs as messages through the same reader, so it
-        gives ``spamfilter``'s scores; absent (no attribute) on a model of plain documents.
+        documents were messages rendered by :func:`textnb.apps.filtering.spam_text`),
+        ``"mail-tokens"`` on one of ``--kind discriminative`` (the mail reader's tokens,
+        :func:`textnb.apps.filtering.token_text`): ``textnb predict`` then reads its inputs
+        as messages through the same reader, so it gives ``spamfilter``'s scores; absent (no
+        attribute) on a model of plain documents.
 
     Examples
     --------
@@ -188,7 +190,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         "classes_": Classes(),
         "vectorizer_": Model(("Vectorizer", "TfidfVectorizer")),
         "model_": Model(dims={"classes_": "n_classes"}, equal={"classes_": "classes_"}),
-        "input_": MayBeAbsent(Choice("mail")),  # a spamfilter model's documents are rendered messages
+        "input_": MayBeAbsent(Choice("mail", "mail-tokens")),  # a spamfilter model's documents: rendered messages
     }
 
     _execution_params = ("n_jobs", "batch_size")
@@ -402,6 +404,11 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
                 return
             self.vectorizer_._set_terms(terms)
             model.feature_count_, model.n_features_in_ = grown, n
+            for name in LAYER_WEIGHTS:  # a residual layer's term weights move with their terms (a new one: 0,
+                if name in vars(model):  # as merge_residuals gives a term one side lacks): a batch too small
+                    layer = np.zeros((len(self.classes_), n))  # to refit the layer keeps it
+                    layer[:, known] = getattr(model, name)
+                    setattr(model, name, layer)
             model.fit_rows(Xb, yb, wb, dropped=dropped)
             return
         cc = model.class_count_ + sign * acc.class_count
