@@ -732,7 +732,51 @@ def test_a_folder_given_as_the_model_leaves_no_lock_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afolder", "h.eml", "s.eml"]
 
 
-@pytest.mark.parametrize("kind", ["multinomial", "complement"])
+def test_a_discriminative_spam_model_is_fitted_on_all_its_messages_at_once(corpus, tmp_path):
+    """``--kind discriminative`` is the documents' default model (DiscriminativeNB) over
+    rendered messages. Its passes score each partial_fit batch under the model of the
+    batches before it, so the trainer's batches (500 spam, then the ham) would give another
+    model: it is fitted on every message at once, the model ``fit`` makes of them. It is made
+    by training only (a first registration would be one class's batch), registers more
+    messages (each batch's passes) and cannot forget one: one InputError each, the model
+    file unchanged."""
+    from textnb.apps.filtering import TOKEN_VECTORIZER, learns_in_batches, new_spam_model, token_text
+    from textnb.io.mailread import iter_messages
+    from textnb.text.vectorizer import Vectorizer
+    from textnb.naive_bayes import DiscriminativeNB
+
+    model = tmp_path / "d.tnb"
+    assert train_model(model, [corpus / "spam"], [corpus / "ham.mbox"], kind="discriminative") == {SPAM: 30, HAM: 30}
+    got = textnb.load(model)
+    assert isinstance(got.model_, DiscriminativeNB) and got.input_ == "mail-tokens"
+    assert not learns_in_batches(got) and learns_in_batches(new_spam_model("multinomial"))
+    assert learns_in_batches(new_spam_model("fisher"))
+    spam = [m for _, m in iter_messages(corpus / "spam")]
+    ham = [m for _, m in iter_messages(corpus / "ham.mbox")]
+    texts = [token_text(m) for m in spam + ham]  # the SpamScorer kinds' tokens: subject:cheap, ...
+    assert "subject:" in texts[0] and "hname:from" in texts[0].split()
+    labels = [SPAM] * len(spam) + [HAM] * len(ham)
+    once = textnb.TextClassifier(vectorizer=Vectorizer(**TOKEN_VECTORIZER), model=DiscriminativeNB()).fit(texts, labels)
+    probe = [token_text(make_mail(SPAM_WORDS + HAM_WORDS, random.Random(k))) for k in range(8)]
+    assert got.predict_log_odds(probe).ravel().tolist() == pytest.approx(once.predict_log_odds(probe).ravel().tolist(),
+                                                                         rel=1e-12)
+    batches = textnb.TextClassifier(vectorizer=Vectorizer(**TOKEN_VECTORIZER), model=DiscriminativeNB())
+    batches.partial_fit(texts[:30], labels[:30], classes=[HAM, SPAM]).partial_fit(texts[30:], labels[30:])
+    assert batches.predict_log_odds(probe).ravel().tolist() != pytest.approx(
+        once.predict_log_odds(probe).ravel().tolist(), rel=1e-6)
+    before = model.read_bytes()
+    message = b"Subject: lunch\n\nmeeting at noon about the budget\n"
+    with pytest.raises(InputError, match="cannot unregister as spam: forget needs a model of plain sums"):
+        update_model(model, unregister=[(SPAM, spam[0])])
+    assert model.read_bytes() == before
+    assert update_model(model, register=[(HAM, message)]) == {"registered": 1, "unregistered": 0}
+    assert textnb.load(model).model_.class_documents_.tolist() == [31, 30]
+    with pytest.raises(InputError, match="a discriminative model is made from spam and ham together: train it first"):
+        update_model(tmp_path / "new.tnb", register=[(SPAM, spam[0])], kind="discriminative")
+    assert not (tmp_path / "new.tnb").exists()
+
+
+@pytest.mark.parametrize("kind", ["multinomial", "complement", "discriminative"])
 def test_predict_reads_a_spamfilter_model_s_inputs_as_spamfilter_does(corpus, tmp_path, kind):
     """A spamfilter model of kind multinomial / bernoulli / complement is a TextClassifier
     of rendered messages: textnb predict fed it the raw files and disagreed with spamfilter
@@ -745,7 +789,7 @@ def test_predict_reads_a_spamfilter_model_s_inputs_as_spamfilter_does(corpus, tm
 
     model = tmp_path / f"{kind}.tnb"
     train_model(model, [corpus / "spam"], [corpus / "ham.mbox"], kind=kind)
-    assert textnb.load(model).input_ == "mail"
+    assert textnb.load(model).input_ == ("mail-tokens" if kind == "discriminative" else "mail")
     expected = {src: v.log_odds for src, v in SpamFilter.load(model).classify_paths([corpus], n_jobs=1)}
     out, err = io.StringIO(), io.StringIO()
     assert main(["predict", str(model), str(corpus), "--json", "--proba"], stdout=out, stderr=err) == 0, err.getvalue()
@@ -762,12 +806,12 @@ def test_predict_reads_a_spamfilter_model_s_inputs_as_spamfilter_does(corpus, tm
         lite.log_odds([b"cheap pills casino winner prize\n"])[0], rel=1e-9)
     # registering keeps the mark; a plain textnb model has none
     update_model(model, register=[(SPAM, b"Subject: x\n\ncheap\n")])
-    assert textnb.load(model).input_ == "mail"
+    assert textnb.load(model).input_ == ("mail-tokens" if kind == "discriminative" else "mail")
     assert not hasattr(textnb.TextClassifier().fit(["aa bb", "cc dd"], ["x", "y"]), "input_")
 
 
 
-@pytest.mark.parametrize("kind", ["multinomial", "complement"])
+@pytest.mark.parametrize("kind", ["multinomial", "complement", "discriminative"])
 def test_serve_and_topicfilter_read_a_spamfilter_model_s_inputs_as_predict_does(corpus, tmp_path, kind):
     """A spamfilter model of rendered messages (input_ = "mail") scores a message one way on
     every path. The daemon's plain texts (HTTP {"texts": [...]}, the socket's CLASSIFY) were

@@ -287,8 +287,8 @@ def test_an_option_the_mode_leaves_unused_is_one_warning_line_and_changes_nothin
     ("batch", ["-p", "-e"], ["-e has no effect with --batch", "-p has no effect with --batch"]),
     ("batch", ["-j", "1"], []),
     ("batch", ["--log-odds"], []),
-    ("train", ["--alpha", "0.5"], ["--alpha has no effect with --kind fisher (it smooths the multinomial, bernoulli "
-                                   "and complement kinds)"]),
+    ("train", ["--alpha", "0.5"], ["--alpha has no effect with --kind fisher (it smooths the multinomial, bernoulli, "
+                                   "complement and discriminative kinds)"]),
     ("train", ["--kind", "multinomial", "--alpha", "0.5"], []),
     ("train", ["--spam-cutoff", "0.9"], ["--spam-cutoff has no effect with --train-*"]),
     ("register", ["-e", "-p", "--ham-cutoff", "0.1"], ["-e has no effect with --register-spam",

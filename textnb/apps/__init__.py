@@ -11,7 +11,8 @@ _EXPORTS = {  # defining module -> the names it exports
     "textnb.apps.filtering": (
         "DEFAULT_HAM_CUTOFF", "DEFAULT_SPAM_CUTOFF", "EXIT_CODES", "EXIT_ERROR", "HAM", "Route", "SPAM", "SpamFilter",
         "UNSURE", "Verdict", "add_headers", "apply_route", "default_model_path", "model_lock",
-        "new_spam_model", "plan_routes", "spam_text", "train_model", "update_model", "verdict_of"
+        "learns_in_batches", "new_spam_model", "plan_routes", "spam_text", "token_text", "train_model", "update_model",
+        "verdict_of"
     ),
 }
 

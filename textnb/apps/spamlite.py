@@ -68,6 +68,7 @@ EXIT_CODES = {SPAM: 0, HAM: 1, UNSURE: 2}
 EXIT_ERROR = 3
 HEADER_PREFIX = b"X-TextNB-"
 MODEL_KINDS = {"multinomial": "MultinomialNB", "bernoulli": "BernoulliNB", "complement": "ComplementNB",
+               "discriminative": "DiscriminativeNB",
                "boolean": "SpamScorer", "fisher": "SpamScorer", "geometric": "SpamScorer"}
 #: :class:`textnb.apps.spamscore.SpamScorer` settings of the kinds fed raw mail tokens:
 #: ``fisher`` = Robinson-Fisher combining (bogofilter's method, with a minimum deviation

@@ -143,9 +143,10 @@ def _spam_parser():
     p.add_argument("--train-spam", nargs="+", metavar="PATH", help="spam to train a new model on")
     p.add_argument("--train-ham", nargs="+", metavar="PATH", help="ham to train a new model on")
     p.add_argument("--kind", default=DEFAULT_KIND, choices=sorted(MODEL_KINDS),
-                   help=f"model for --train and for a model created by --register-* (default {DEFAULT_KIND})")
+                   help=f"model for --train and for a model created by --register-* (default {DEFAULT_KIND}; "
+                        "discriminative: the documents' default model, made by --train-* only)")
     p.add_argument("--alpha", type=_smoothing, default=None, metavar="A",
-                   help=f"smoothing of a new multinomial/bernoulli/complement model (default "
+                   help=f"smoothing of a new multinomial/bernoulli/complement/discriminative model (default "
                         f"{DEFAULT_SPAM_ALPHA} for multinomial; {_smoothing.range})")
     for op in ("register-spam", "register-ham", "unregister-spam", "unregister-ham"):
         p.add_argument(f"--{op}", nargs="*", metavar="PATH",
@@ -283,8 +284,8 @@ def _unused_options(args, training, ops, model_exists=False):
                        "they set up a new one)")
     existing = bool(ops) and model_exists  # (its settings are its own: said above)
     if args.alpha is not None and learning and not existing and args.kind in SPAM_KINDS:
-        out.append(f"--alpha has no effect with --kind {args.kind} (it smooths the multinomial, bernoulli and "
-                   "complement kinds)")
+        out.append(f"--alpha has no effect with --kind {args.kind} (it smooths the multinomial, bernoulli, "
+                   "complement and discriminative kinds)")
     return [f"warning: {line}" for line in out]
 
 

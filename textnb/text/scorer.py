@@ -655,11 +655,18 @@ def _transform(node, n_features):
                       length_norm=params["length_norm"]), n_features
 
 
+#: The ``input_`` of a spamfilter model of rendered messages: ``"mail"`` (rendered by
+#: :func:`textnb.apps.filtering.spam_text`), ``"mail-tokens"`` (the mail reader's tokens, as
+#: the SpamScorer kinds read them: :func:`textnb.apps.filtering.token_text`).
+MAIL_INPUTS = ("mail", "mail-tokens")
+
+
 def reads_mail(model):
     """Whether ``model`` (a :class:`~textnb.TextClassifier` or its file's scorer) is a
-    spamfilter model of rendered messages (``input_ == "mail"``): its inputs are then read
-    as messages, as spamfilter reads them (:func:`textnb.apps.filtering.message_batches`)."""
-    return getattr(model, "input_", None) == "mail"
+    spamfilter model of rendered messages (``input_`` one of :data:`MAIL_INPUTS`): its inputs
+    are then read as messages, as spamfilter reads them
+    (:func:`textnb.apps.filtering.message_batches`)."""
+    return getattr(model, "input_", None) in MAIL_INPUTS
 
 
 def text_model_root(root, path=None):
