@@ -751,6 +751,7 @@ def test_a_discriminative_spam_model_is_fitted_on_all_its_messages_at_once(corpu
     assert isinstance(got.model_, DiscriminativeNB) and got.input_ == "mail-tokens"
     assert not learns_in_batches(got) and learns_in_batches(new_spam_model("multinomial"))
     assert learns_in_batches(new_spam_model("fisher"))
+    assert [learns_in_batches(kind) for kind in ("discriminative", "fisher", "complement")] == [False, True, True]
     spam = [m for _, m in iter_messages(corpus / "spam")]
     ham = [m for _, m in iter_messages(corpus / "ham.mbox")]
     texts = [token_text(m) for m in spam + ham]  # the SpamScorer kinds' tokens: subject:cheap, ...

@@ -47,7 +47,7 @@ import numpy as np
 
 from textnb.core.errors import InputError, ModelFileError, check_input, input_name, missing_reason
 from textnb.core.labels import label_names
-from textnb.core.model_io import load, model_class, refuse_folder, refuse_input_as_output
+from textnb.core.model_io import load, model_class, refuse_folder, refuse_input_as_output, save
 from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
 from textnb.io import mail
@@ -205,14 +205,54 @@ def _mark_mail(model, kind):
 
 
 def learns_in_batches(model):
-    """Whether ``model`` learns its training messages a batch at a time as well as all at
-    once (its ``partial_fit`` over batches gives ``fit``'s model): every spam model of sums
-    (SpamScorer, MultinomialNB, BernoulliNB, ComplementNB). A DiscriminativeNB scores each
-    batch under the model of the batches before it (``batches_equal_fit`` False): one of
-    500 spam, then one of ham, would not give its ``fit`` on all of them, so it is trained
-    on all its messages at once and made by training only (:func:`train_model`); it can
-    then register more (each batch's passes: online learning) but not forget one."""
-    return getattr(getattr(model, "model", model), "batches_equal_fit", True)
+    """Whether the spam ``model`` (an estimator, or the name of a kind of :data:`MODEL_KINDS`)
+    learns its training messages a batch at a time as well as all at once (its
+    ``partial_fit`` over batches gives ``fit``'s model): every spam model of sums (SpamScorer,
+    MultinomialNB, BernoulliNB, ComplementNB). A DiscriminativeNB, whose kernel keeps the
+    documents' rows (:attr:`textnb.naive_bayes.kernels.CountKernel.rows`), scores each batch
+    under the model of the batches before it: one of 500 spam, then one of ham, would not
+    give its ``fit`` on all of them, so it is trained on all its messages at once and made by
+    training only (:func:`train_model`); it can then register more (each batch's passes:
+    online learning) but not forget one. Asked of a kind, nothing heavier than the kernels
+    is imported."""
+    from textnb.naive_bayes.kernels import KERNELS
+
+    name = MODEL_KINDS.get(model) if isinstance(model, str) else type(getattr(model, "model", model)).__name__
+    kernel = KERNELS.get(name)
+    return kernel is None or not kernel.rows
+
+
+class _Rendered:
+    """A spam model of a kind fitted at once (:func:`learns_in_batches`) while its messages are
+    read: only how they are rendered (``input_``, :func:`_features`), so that training one
+    builds no estimator (nor imports scikit-learn): the kernels fit it
+    (:func:`_fitted_at_once`)."""
+
+    def __init__(self, kind, alpha, vectorizer):
+        self.kind, self.alpha, self.vectorizer = kind, alpha, vectorizer
+        self.input_ = _INPUT_OF_KIND.get(kind, "mail")
+
+
+def _fitted_at_once(rendered, texts, labels):
+    """The model file's tree of a spam model of the kind of ``rendered`` (:class:`_Rendered`)
+    fitted on its rendered messages ``texts`` with ``labels``: what
+    ``new_spam_model(kind).fit(texts, labels)`` saves, byte for byte, with its mark
+    (``input_``), computed as ``textnb train`` computes it
+    (:func:`textnb.text.training.train_text_model`: no estimator, no scikit-learn; a bounded
+    sample of the documents' rows kept for the passes)."""
+    from textnb.text.training import train_text_model
+
+    vectorizer = rendered.vectorizer
+    if vectorizer is None and rendered.input_ == "mail-tokens":
+        vectorizer = TOKEN_VECTORIZER
+    elif vectorizer is not None and not isinstance(vectorizer, dict):
+        vectorizer = vectorizer.get_params(deep=False)
+    root, _ = train_text_model(texts, np.asarray(labels), vectorizer=vectorizer,
+                               model=(MODEL_KINDS[rendered.kind], {} if rendered.alpha is None else
+                                      {"alpha": rendered.alpha}),
+                               given_vectorizer=vectorizer is not None)
+    root.state["input_"] = rendered.input_
+    return root
 
 
 def _reads_raw_mail(model):
@@ -548,8 +588,12 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
     """
     spam_paths, ham_paths = list(spam_paths), list(ham_paths)
     refuse_input_as_output(model_path, spam_paths + ham_paths)  # a mailbox given as the model
-    model = new_spam_model(kind, alpha=alpha, vectorizer=vectorizer)
-    _mark_mail(model, kind)  # (before it is fed: its documents are rendered messages, _features)
+    at_once = not learns_in_batches(kind)
+    if at_once:  # (no estimator until every message is read: the kernels fit it)
+        model = _Rendered(kind, alpha, vectorizer)
+    else:
+        model = new_spam_model(kind, alpha=alpha, vectorizer=vectorizer)
+        _mark_mail(model, kind)  # (before it is fed: its documents are rendered messages, _features)
     counts, learned = {}, {}  # learned: digest -> label, for the journal
 
     def pairs(label, paths):
@@ -563,21 +607,23 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
         yield from pairs(SPAM, spam_paths)
         yield from pairs(HAM, ham_paths)
 
-    if learns_in_batches(model):
-        _learn(model, both(), "partial_fit", progress)
-    else:  # (every message's features held: memory grows with the mail, as the model's own fit)
+    if at_once:  # (every message's rendering held: memory grows with the mail)
         learnt = list(both())
+    else:
+        _learn(model, both(), "partial_fit", progress)
     for label in CLASSES:
         if not counts.get(label):
             raise InputError(f"no {label} messages to train on")
-    if not learns_in_batches(model):
-        model.fit([features for _, features, _, _ in learnt], [label for label, _, _, _ in learnt])
-        _mark_mail(model, kind)  # (fit forgets what its documents were: they are rendered messages)
+    if at_once:
+        model = _fitted_at_once(model, [features for _, features, _, _ in learnt], [label for label, _, _, _ in learnt])
         if progress is not None:
             progress(len(learnt))
     _prepare_folder(model_path)
     with _locked(model_path, start=True) as journal:
-        model.save(model_path)
+        if hasattr(model, "save"):  # an estimator (its own checks: a storable cv, a fitted scorer)
+            model.save(model_path)
+        else:  # the tree of a model fitted at once (_fitted_at_once)
+            save(model, model_path)
         # the journal starts anew with the model: what it was trained on, once each (with a
         # message given twice, the model's counts are not one per message: no journal then)
         try:
@@ -743,10 +789,10 @@ def _update_locked(model_path, register, unregister, first, create, kind, alpha,
     elif first is not None:
         raise ModelFileError(f"{model_path}: {missing_reason(model_path, 'model file')} (nothing to unregister from)")
     elif create:
-        model = new_spam_model(kind, alpha=alpha)
-        if not learns_in_batches(model):
+        if not learns_in_batches(kind):
             raise InputError(f"a {kind} model is made from spam and ham together: train it first "
                              f"(--train-spam and --train-ham), then register messages into it")
+        model = new_spam_model(kind, alpha=alpha)
         _mark_mail(model, kind)  # (a model of another's making keeps what it reads: _features)
     else:
         raise ModelFileError(f"{model_path}: {missing_reason(model_path, 'model file')}")

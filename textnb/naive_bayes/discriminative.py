@@ -227,9 +227,6 @@ class DiscriminativeNB(_BaseCountNB):
     """
 
     _kernel = DISCRIMINATIVE
-    #: ``partial_fit`` over batches does not give ``fit``'s model (Notes): whoever holds the
-    #: documents of a training gives them to ``fit`` at once (the spam filter's trainer)
-    batches_equal_fit = False
     _param_schema = _kernel.param_schema
     _execution_params = _kernel.execution_params
     _state_schema = _kernel.state_schema

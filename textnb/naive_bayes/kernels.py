@@ -171,7 +171,8 @@ class CountKernel:
     #: the per-class table the streaming trainer sums: term counts ("tf") or document
     #: frequencies ("df") (:class:`textnb.text.training.Accumulator`)
     per_class = "tf"
-    #: the trainer must keep the documents' rows (the model re-scores them)
+    #: the trainer must keep the documents' rows (the model re-scores them); so ``partial_fit``
+    #: over batches is not ``fit`` on all of them (each batch's passes see the model before it)
     rows = False
 
     # -- parameters ---------------------------------------------------------------------
