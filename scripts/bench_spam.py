@@ -713,6 +713,13 @@ def select_formats(corpora, splits):
     """--select over every corpus and format (the (corpus, format) training parts, 5-fold
     cross-validation) and across the two mail corpora (trained on one corpus's training
     part, scored on the other's, in the two mail formats): no test part is read."""
+    sets = selection_sets(corpora, splits)
+    return select(sets), [st.name for st in sets]
+
+
+def selection_sets(corpora, splits):
+    """The :class:`SelSet` sets of :func:`select_formats` (also scored by
+    ``scripts/experiments/spam_discriminative.py``)."""
     sets = []
     toks = {}
     for corpus, (tr, _) in zip(corpora, splits):
@@ -732,7 +739,7 @@ def select_formats(corpora, splits):
             test = ([db[i] for i in trb], [tb[i] for i in trb], b.y[trb])
             sets.append(SelSet(f"{a.name.split(' (')[0]} -> {b.name.split(' (')[0]} / {fmt_name} (training parts)",
                                train, test, [(np.arange(len(tra)), np.arange(len(trb)))], cross=True))
-    return select(sets), [st.name for st in sets]
+    return sets
 
 
 def render_accuracy(study, selection, set_names, load):
