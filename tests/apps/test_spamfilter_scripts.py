@@ -58,6 +58,36 @@ def test_exit_codes_are_verdicts(trained):
     assert run(["-m", str(model), "--spam-cutoff", "1", "--ham-cutoff", "0"], b"Subject: zzz\n\nqqq\n")[0] == 2
 
 
+def test_the_discriminative_kind_on_the_command_line(trained, tmp_path):
+    """``--kind discriminative``: trained from spam and ham at once (the documents' default
+    model over the mail reader's tokens), it classifies and adds its headers as any kind,
+    registers a message, and refuses in one line (exit 3, the model file as it was) what it
+    cannot do: forget a message, or be created by a first registration."""
+    root, _ = trained
+    model = tmp_path / "d.tnb"
+    code, _, err = run(["-m", str(model), "--kind", "discriminative", "--train-spam", str(root / "spam"),
+                        "--train-ham", str(root / "ham")])
+    assert code == 0 and "25 spam and 25 ham" in err, err
+    assert textnb.load(model).input_ == "mail-tokens"
+    rng = random.Random(3)
+    assert run(["-m", str(model)], mail(SPAM_WORDS, rng))[0] == 0
+    assert run(["-m", str(model)], mail(HAM_WORDS, rng))[0] == 1
+    code, out, _ = run(["-m", str(model), "-p"], mail(SPAM_WORDS, rng))
+    assert code == 0 and b"X-TextNB-Class: spam" in out
+    message = mail(HAM_WORDS + ["zzfreshword"], rng)
+    assert run(["-m", str(model), "--register-ham"], message)[0] == 0
+    before = model.read_bytes()
+    code, out, err = run(["-m", str(model), "--unregister-ham"], message)
+    assert code == EXIT_ERROR and out == b"" and err.count("\n") == 1
+    assert "cannot unregister as ham: forget needs a model of plain sums" in err
+    assert model.read_bytes() == before
+    code, _, err = run(["-m", str(tmp_path / "new.tnb"), "--kind", "discriminative", "--register-spam"],
+                       mail(SPAM_WORDS, rng))
+    assert code == EXIT_ERROR and err.count("\n") == 1
+    assert "a discriminative model is made from spam and ham together: train it first" in err
+    assert not (tmp_path / "new.tnb").exists()
+
+
 def test_passthrough_adds_headers_and_keeps_the_message(trained):
     _, model = trained
     msg = mail(SPAM_WORDS, random.Random(2))
