@@ -580,7 +580,9 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
     Replaces any model at ``model_path`` (under the lock, atomically) and its journal
     (:func:`journal_path`) by one listing the messages trained on (:func:`write_journal`,
     complete; none when a message is given twice, which the model counts twice). Messages are
-    streamed in batches, so memory does not grow with the number of messages; they are
+    streamed in batches, so memory does not grow with the number of messages (but for a kind
+    fitted at once, :func:`learns_in_batches`: ``discriminative`` holds every message's
+    tokens, then fits as ``textnb train`` does); they are
     read and tokenised by ``n_jobs`` processes (:func:`textnb.io.mailread.map_messages`:
     None is this one plus one per idle CPU; the model is the same; a helper that fails is
     reported to ``on_warning`` and its messages read here).
