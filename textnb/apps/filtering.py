@@ -704,6 +704,8 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
         first = next(unregister, None)
         if first is not None:
             unregister = chain([first], unregister)
+    if create and first is None and not os.path.lexists(model_path):
+        _refuse_creating(kind)  # (before any lock file is made; again under the lock)
     _prepare_folder(model_path)
     new = journal and create and not os.path.lexists(model_path)  # a new model starts its journal
     # a model without one (trained by an earlier textnb) starts one too, not complete, as TELL starts it
@@ -791,9 +793,7 @@ def _update_locked(model_path, register, unregister, first, create, kind, alpha,
     elif first is not None:
         raise ModelFileError(f"{model_path}: {missing_reason(model_path, 'model file')} (nothing to unregister from)")
     elif create:
-        if not learns_in_batches(kind):
-            raise InputError(f"a {kind} model is made from spam and ham together: train it first "
-                             f"(--train-spam and --train-ham), then register messages into it")
+        _refuse_creating(kind)
         model = new_spam_model(kind, alpha=alpha)
         _mark_mail(model, kind)  # (a model of another's making keeps what it reads: _features)
     else:
@@ -807,6 +807,14 @@ def _update_locked(model_path, register, unregister, first, create, kind, alpha,
         raise InputError("no messages found to register")
     model.save(model_path)
     return {"registered": n_learnt, "unregistered": n_forgot}
+
+
+def _refuse_creating(kind):
+    """The InputError of a registration that would create a model of a ``kind`` fitted at
+    once (:func:`learns_in_batches`): its first batch would be one class's messages."""
+    if not learns_in_batches(kind):
+        raise InputError(f"a {kind} model is made from spam and ham together: train it first "
+                         f"(--train-spam and --train-ham), then register messages into it")
 
 
 def model_identity(model_path, stat_result=None):
