@@ -680,6 +680,21 @@ def test_registering_nothing_into_a_missing_model_names_the_problem(tmp_path):
     assert not (tmp_path / "new.tnb").exists()
 
 
+def test_an_update_of_a_missing_model_it_cannot_make_leaves_no_file(tmp_path):
+    """Unregistering from a model that does not exist, updating one without ``create`` and
+    creating a discriminative one by registration are refused before the locks are taken:
+    no model and no lock file is left (the first two left the model's and its journal's
+    lock files)."""
+    message = b"Subject: x\n\ncheap pills\n"
+    with pytest.raises(ModelFileError, match="no such model file \\(nothing to unregister from\\)$"):
+        update_model(tmp_path / "a.tnb", unregister=[(SPAM, message)])
+    with pytest.raises(ModelFileError, match="no such model file$"):
+        update_model(tmp_path / "b.tnb", register=[(SPAM, message)], create=False)
+    with pytest.raises(InputError, match="a discriminative model is made from spam and ham together"):
+        update_model(tmp_path / "c.tnb", register=[(SPAM, message)], kind="discriminative")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_routes_refuse_classes_that_would_share_a_folder(tmp_path):
     """A class named ``unsorted`` shared OUT/unsorted with the documents below the
     threshold, and ``a/b`` and ``a_b`` shared ``a_b``: their documents could not be told

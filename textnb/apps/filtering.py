@@ -704,8 +704,8 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
         first = next(unregister, None)
         if first is not None:
             unregister = chain([first], unregister)
-    if create and first is None and not os.path.lexists(model_path):
-        _refuse_creating(kind)  # (before any lock file is made; again under the lock)
+    if not os.path.lexists(model_path):
+        _refuse_missing(model_path, first, create, kind)  # (before any lock file is made; again under the lock)
     _prepare_folder(model_path)
     new = journal and create and not os.path.lexists(model_path)  # a new model starts its journal
     # a model without one (trained by an earlier textnb) starts one too, not complete, as TELL starts it
@@ -790,14 +790,10 @@ def _update_locked(model_path, register, unregister, first, create, kind, alpha,
     if os.path.exists(model_path):
         model = load(model_path)
         _check_spam_model(model, os.fspath(model_path))
-    elif first is not None:
-        raise ModelFileError(f"{model_path}: {missing_reason(model_path, 'model file')} (nothing to unregister from)")
-    elif create:
-        _refuse_creating(kind)
+    else:
+        _refuse_missing(model_path, first, create, kind)
         model = new_spam_model(kind, alpha=alpha)
         _mark_mail(model, kind)  # (a model of another's making keeps what it reads: _features)
-    else:
-        raise ModelFileError(f"{model_path}: {missing_reason(model_path, 'model file')}")
     journal = journal_path(model_path)
     n_forgot = _learn(model, _ledgered(_labelled_features(model, unregister, max_bytes, n_jobs, on_warning), ledger,
                                        "forget", journal, changes, checked), "forget")
@@ -809,9 +805,16 @@ def _update_locked(model_path, register, unregister, first, create, kind, alpha,
     return {"registered": n_learnt, "unregistered": n_forgot}
 
 
-def _refuse_creating(kind):
-    """The InputError of a registration that would create a model of a ``kind`` fitted at
-    once (:func:`learns_in_batches`): its first batch would be one class's messages."""
+def _refuse_missing(model_path, first, create, kind):
+    """Raise, for an update of the missing model ``model_path``, unless it may create one:
+    ModelFileError with a message to unregister (``first``) or without ``create``;
+    InputError for a ``kind`` fitted at once (:func:`learns_in_batches`: its first batch
+    would be one class's messages). :func:`update_model` asks before it takes the locks (no
+    lock file is left by a refused update) and again under them."""
+    if first is not None:
+        raise ModelFileError(f"{model_path}: {missing_reason(model_path, 'model file')} (nothing to unregister from)")
+    if not create:
+        raise ModelFileError(f"{model_path}: {missing_reason(model_path, 'model file')}")
     if not learns_in_batches(kind):
         raise InputError(f"a {kind} model is made from spam and ham together: train it first "
                          f"(--train-spam and --train-ham), then register messages into it")
