@@ -69,6 +69,22 @@ def test_the_discriminative_kind_on_the_command_line(trained, tmp_path):
                         "--train-ham", str(root / "ham")])
     assert code == 0 and "25 spam and 25 ham" in err, err
     assert textnb.load(model).input_ == "mail-tokens"
+    # textnb inspect says what its documents are (an added --json key, "input"), from the file
+    # and from the estimator alike; a model of plain documents has none
+    import json
+
+    from textnb.cli.commands import main
+    from textnb.evaluation.explain import describe_text_classifier
+
+    out = io.StringIO()
+    assert main(["inspect", str(model), "--json"], stdout=out, stderr=io.StringIO()) == 0
+    assert json.loads(out.getvalue())["input"] == "mail-tokens"
+    assert describe_text_classifier(textnb.load(model))["input"] == "mail-tokens"
+    out = io.StringIO()
+    assert main(["inspect", str(model)], stdout=out, stderr=io.StringIO()) == 0
+    assert "documents: messages, read as spamfilter reads them (the mail reader's tokens" in out.getvalue()
+    plain = textnb.TextClassifier().fit(["cheap pills now", "lunch at noon"] * 30, ["spam", "ham"] * 30)
+    assert "input" not in describe_text_classifier(plain)
     rng = random.Random(3)
     assert run(["-m", str(model)], mail(SPAM_WORDS, rng))[0] == 0
     assert run(["-m", str(model)], mail(HAM_WORDS, rng))[0] == 1

@@ -89,6 +89,10 @@ def run(args, out, err):
         print(f"residual: a logistic layer over the calibrated scores{over}, fitted on held-out training documents ("
               + ("the average of the merged models' layers" if strength is None else
                  f"L2 strength {strength:g}, chosen by cross-validation") + ")", file=out)
+    if "input" in info:  # a spamfilter model: what its documents are
+        print("documents: messages, read as spamfilter reads them ("
+              + {"mail-tokens": "the mail reader's tokens, as the fisher kind counts them",
+                 "mail": "rendered by spam_text"}.get(info["input"], info["input"]) + ")", file=out)
     print(f"classes: {len(info['classes'])}", file=out)
     for c, n in zip(info["classes"], info["class_count"]):
         print(f"  {c}: {counted(float(n), 'document')}", file=out)

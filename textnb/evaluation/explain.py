@@ -287,7 +287,8 @@ def describe_text_classifier(classifier, top=10):
     used = len(_columns(unwrap(classifier.model_)[0], n_terms))
     if used < n_terms:  # a feature selection (--select) keeps these for the model
         info["selected_terms"] = int(used)
-    return _with_calibration(info, calibration_method(classifier.model_))
+    return _with_input(_with_calibration(info, calibration_method(classifier.model_)),
+                       getattr(classifier, "input_", None))
 
 
 def calibration_method(model):
@@ -303,6 +304,15 @@ def calibration_method(model):
         return None
     calibrated = find(model, lambda m: type(m).__name__ == "CalibratedNB")
     return None if calibrated is None else str(calibrated.method)
+
+
+def _with_input(info, input_):
+    """``info`` with ``input``: what a spamfilter model's documents are (its ``input_``:
+    ``"mail"``, messages rendered by ``spam_text``; ``"mail-tokens"``, the mail reader's
+    tokens), when it has one (a model of plain documents has none)."""
+    if info is not None and input_ is not None:
+        info["input"] = str(input_)
+    return info
 
 
 def _with_calibration(info, method):
@@ -325,7 +335,12 @@ def describe_text_file(root, top=10):
     imports scikit-learn. None for any other model, or a state the kernel does not take as
     consistent (:func:`~textnb.core.model_io.load` then reports it in its own words). Lazy
     rules on documents, with or without APNBC, are described from their kernels
-    (:func:`_lazy_description`)."""
+    (:func:`_lazy_description`). A spamfilter model's ``input`` is added (:func:`_with_input`)."""
+    return _with_input(_describe_text_file(root, top), root.state.get("input_"))
+
+
+def _describe_text_file(root, top):
+    """:func:`describe_text_file` without the input."""
     from textnb.text.nodes import CountTextModel, adjusted_text_model, wrapped_text_model
 
     text = CountTextModel.from_root(root)
