@@ -22,8 +22,13 @@ every such set), with the ham marked spam on the cross-corpus sets beside it (wh
 selection leaves out). No test part is read. Prints a Markdown section (for docs/spam.md)::
 
     nice -n 10 python scripts/experiments/spam_discriminative.py > /tmp/spam_discriminative.md
+
+``--variant event_model=bernoulli,residual=False`` (repeatable) adds the kind with those
+DiscriminativeNB parameters (values read as Python literals) beside the others.
 """
 
+import argparse
+import ast
 import os
 import shutil
 import sys
@@ -42,7 +47,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import bench_spam as B  # noqa: E402
 from textnb.apps.filtering import DEFAULT_HAM_CUTOFF, DEFAULT_KIND, new_spam_model  # noqa: E402
 
-SYSTEMS = ("default (fisher)", "--kind discriminative")
+SYSTEMS = ["default (fisher)", "--kind discriminative"]
+#: DiscriminativeNB parameters of each system after the default (``--variant``)
+VARIANTS = {"--kind discriminative": {}}
 
 
 def selection_sets():
@@ -64,9 +71,13 @@ def fold_scores(st, tmp):
         ytr, yte = st.train[2][a], st.test[2][b]
         fisher = new_spam_model(DEFAULT_KIND).fit([st.train[1][i] for i in a], ytr)
         out[SYSTEMS[0]].append(fisher.decision_function([st.test[1][i] for i in b]))
-        dnb = new_spam_model("discriminative").fit([" ".join(st.train[1][i]) for i in a], ytr)
-        lo = dnb.predict_log_odds([" ".join(st.test[1][i]) for i in b])
-        out[SYSTEMS[1]].append(lo[:, list(dnb.classes_).index("spam")])
+        texts, probes = [" ".join(st.train[1][i]) for i in a], [" ".join(st.test[1][i]) for i in b]
+        for name, params in VARIANTS.items():
+            dnb = new_spam_model("discriminative")
+            dnb.model.set_params(**params)
+            dnb.fit(texts, ytr)
+            lo = dnb.predict_log_odds(probes)
+            out[name].append(lo[:, list(dnb.classes_).index("spam")])
         ys.append(yte)
         if tmp is not None:
             d = tempfile.mkdtemp(dir=tmp)
@@ -87,7 +98,27 @@ def figures(scores, y):
     return B.recall_at_fp(scores, y)[0], 100 * (1 - roc_auc_score(yb, scores))
 
 
-def main():
+def parse_variant(text):
+    """``"k=v,k=v"`` as DiscriminativeNB parameters (each value a Python literal, else a string)."""
+    params = {}
+    for part in filter(None, text.split(",")):
+        key, _, value = part.partition("=")
+        try:
+            params[key.strip()] = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError):
+            params[key.strip()] = value.strip()
+    return params
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--variant", action="append", default=[], metavar="K=V,...",
+                   help="also the kind with these DiscriminativeNB parameters")
+    args = p.parse_args(argv)
+    for text in args.variant:
+        name = f"--kind discriminative ({text})"
+        SYSTEMS.append(name)
+        VARIANTS[name] = parse_variant(text)
     t0 = time.perf_counter()
     sets = selection_sets()
     tmp = tempfile.mkdtemp(prefix="spam_dnb_") if B.have_bogofilter() else None
