@@ -761,7 +761,10 @@ def test_a_discriminative_spam_model_is_fitted_on_all_its_messages_at_once(corpu
     from textnb.naive_bayes import DiscriminativeNB
 
     model = tmp_path / "d.tnb"
-    assert train_model(model, [corpus / "spam"], [corpus / "ham.mbox"], kind="discriminative") == {SPAM: 30, HAM: 30}
+    told = []
+    assert train_model(model, [corpus / "spam"], [corpus / "ham.mbox"], kind="discriminative",
+                       progress=told.append) == {SPAM: 30, HAM: 30}
+    assert told == [60]  # (every 500 messages read, then all of them once fitted)
     got = textnb.load(model)
     assert isinstance(got.model_, DiscriminativeNB) and got.input_ == "mail-tokens"
     assert not learns_in_batches(got) and learns_in_batches(new_spam_model("multinomial"))

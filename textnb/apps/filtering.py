@@ -610,7 +610,11 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
         yield from pairs(HAM, ham_paths)
 
     if at_once:  # (every message's rendering held: memory grows with the mail)
-        learnt = list(both())
+        learnt = []
+        for item in both():
+            learnt.append(item)
+            if progress is not None and len(learnt) % _BATCH == 0:  # (as _learn reports its batches)
+                progress(len(learnt))
     else:
         _learn(model, both(), "partial_fit", progress)
     for label in CLASSES:
