@@ -64,6 +64,26 @@ def test_fast_default_pattern_equals_sklearn_pattern(text):
     assert regex_tokenize(text) == re.findall(TOKEN_PATTERN, text.lower())
 
 
+def test_the_white_space_pattern_is_split_as_the_regex_splits_it():
+    """``token_pattern=r"\\S+"`` (spamfilter's ``--kind discriminative`` reads its tokens so)
+    is found by ``str.split`` (0.6 of the regex's time): the same tokens, every code point
+    that is white space to either being white space to both, with lowercasing, n-grams and
+    through the non-plain path (an accent stripping) alike."""
+    import re
+    import sys
+
+    chars = [chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF]
+    text = "a".join(chars)  # every code point between two tokens
+    assert Analyzer(token_pattern=r"\S+", lowercase=False).split
+    assert Analyzer(token_pattern=r"\S+", lowercase=False)(text) == re.findall(r"\S+", text)
+    for kw in ({}, {"ngram_range": (1, 2)}, {"strip_accents": "unicode"}, {"token_pattern": r"(?u)\S+"}):
+        ours = Analyzer(**{"token_pattern": r"\S+", **kw})
+        ref = Analyzer(**{"token_pattern": r"(\S+)", **{k: v for k, v in kw.items() if k != "token_pattern"}})
+        assert ours.split and not ref.split
+        sample = "Subject:Cheap  PILLS\tnow\u00a0caf\u00e9 \x1cx\u2028y " + text[:5000]
+        assert ours(sample) == ref(sample)
+
+
 @settings(max_examples=100, deadline=None)
 @given(data=st.binary())
 def test_arbitrary_bytes_never_crash_the_tokenizer(data):
