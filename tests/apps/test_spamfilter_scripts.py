@@ -58,6 +58,24 @@ def test_exit_codes_are_verdicts(trained):
     assert run(["-m", str(model), "--spam-cutoff", "1", "--ham-cutoff", "0"], b"Subject: zzz\n\nqqq\n")[0] == 2
 
 
+@pytest.mark.parametrize("kind", ["multinomial", "complement", "discriminative"])
+def test_alpha_below_the_floor_is_one_warning_line_in_textnb_train_s_words(trained, tmp_path, kind):
+    """``--alpha 0`` with a smoothed kind: spamfilter printed the estimator's UserWarning as
+    Python shows it (its file, line number and source line; "use force_alpha=True", a library
+    parameter), and for ``discriminative`` nothing; now one line in textnb train's words (the
+    rule both apply, ``textnb.meta.registry.floor_alpha``), and the model uses 1e-10."""
+    root, _ = trained
+    model = tmp_path / f"{kind}.tnb"
+    code, _, err = run(["-m", str(model), "--kind", kind, "--alpha", "0", "--train-spam", str(root / "spam"),
+                        "--train-ham", str(root / "ham")])
+    assert code == 0, err
+    warnings = [line for line in err.splitlines() if "warning" in line.lower()]
+    assert warnings == ["spamfilter: warning: --alpha 0 is raised to 1e-10 for a count model (a term unseen in a "
+                        "class would make its probability 0)"], err
+    assert "UserWarning" not in err and ".py:" not in err
+    assert textnb.load(model).model_.get_params()["alpha"] == 1e-10
+
+
 def test_the_discriminative_kind_on_the_command_line(trained, tmp_path):
     """``--kind discriminative``: trained from spam and ham at once (the documents' default
     model over the mail reader's tokens), it classifies and adds its headers as any kind,

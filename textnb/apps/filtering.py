@@ -182,8 +182,12 @@ def new_spam_model(kind=DEFAULT_KIND, *, alpha=None, vectorizer=None):
                          f"{', '.join(k for k, v in MODEL_KINDS.items() if model_class(v))}")
     if alpha is None and kind == "multinomial":
         alpha = DEFAULT_SPAM_ALPHA
-    # the command line's rule for --alpha: below 1e-10 raised to it (force_alpha=False)
+    # the command line's rule for --alpha: below 1e-10 raised to it, in textnb train's words
     floored = {"force_alpha": False} if "force_alpha" in cls().get_params() else {}
+    if alpha is not None:
+        from textnb.meta.registry import floor_alpha
+
+        alpha = floor_alpha(alpha)
     model = cls() if alpha is None else cls(alpha=alpha, **floored)
     if vectorizer is None and _INPUT_OF_KIND.get(kind) == "mail-tokens":
         from textnb.text.vectorizer import Vectorizer
@@ -240,6 +244,7 @@ def _fitted_at_once(rendered, texts, labels):
     (``input_``), computed as ``textnb train`` computes it
     (:func:`textnb.text.training.train_text_model`: no estimator, no scikit-learn; a bounded
     sample of the documents' rows kept for the passes)."""
+    from textnb.meta.registry import floor_alpha
     from textnb.text.training import train_text_model
 
     vectorizer = rendered.vectorizer
@@ -249,7 +254,7 @@ def _fitted_at_once(rendered, texts, labels):
         vectorizer = vectorizer.get_params(deep=False)
     root, _ = train_text_model(texts, np.asarray(labels), vectorizer=vectorizer,
                                model=(MODEL_KINDS[rendered.kind], {} if rendered.alpha is None else
-                                      {"alpha": rendered.alpha}),
+                                      {"alpha": floor_alpha(rendered.alpha)}),
                                given_vectorizer=vectorizer is not None)
     root.state["input_"] = rendered.input_
     return root

@@ -18,7 +18,6 @@ import gc
 import os
 import re
 import sys
-from contextlib import contextmanager
 
 import textnb.cli.evaluate
 import textnb.cli.inspect
@@ -27,7 +26,7 @@ import textnb.cli.predict
 import textnb.cli.serve
 import textnb.cli.test
 import textnb.cli.train
-from textnb.cli.filterbase import STOPS, stop_message
+from textnb.cli.filterbase import STOPS, stop_message, warnings_as_lines
 from textnb.cli.output import flag_words, tolerant
 from textnb.apps.spamclient import Terminated
 from textnb.core.errors import ModelGivenAsData, TextnbError, os_error_text
@@ -131,30 +130,6 @@ def _subparser(parser, command):
     return None
 
 
-@contextmanager
-def _data_warnings(err):
-    """Warnings as one line each, ``textnb: warning: ...``, each message once: the
-    library's DataWarnings (input used, but probably not as meant) and any other (a
-    scikit-learn-style UserWarning, numpy's): a user of the command line is not shown
-    Python's file and source lines, nor the same warning fold after fold."""
-    import warnings
-
-    from textnb.core.errors import DataWarning
-
-    seen = set()
-    with warnings.catch_warnings():
-        warnings.simplefilter("always", DataWarning)
-
-        def show(message, category, filename, lineno, file=None, line=None):
-            text = flag_words(" ".join(str(message).split()))
-            if text not in seen:
-                seen.add(text)
-                print(f"textnb: warning: {text}", file=err)
-
-        warnings.showwarning = show
-        yield
-
-
 def _model_use(exc):
     """What to do with a textnb model file given as data (:class:`ModelGivenAsData`, from
     ``train`` / ``evaluate`` / ``test`` of a ``.tnb`` file), said after the error."""
@@ -213,7 +188,7 @@ def _main(argv, *, stdout, stderr):
     try:
         from textnb.io.corpus import read_once
 
-        with _data_warnings(err), read_once():  # (a pipe given as a side file: read once by the command)
+        with warnings_as_lines(err, "textnb"), read_once():  # (a pipe given as a side file: read once by the command)
             code = args.handler(args, out, err)
             if out is not None:
                 out.flush()  # a write that fails now (EIO, ENOSPC) is an error, not a success

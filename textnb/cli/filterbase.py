@@ -9,7 +9,7 @@ from textnb.core.errors import InputError, TextnbError, os_error_text
 from textnb.core.signals import Terminated
 
 __all__ = ["FILTER_MEMORY_OPTIONS", "add_version", "full_library", "out_of_memory", "parser_class", "progress_bar", "say",
-           "say_failure"]
+           "say_failure", "warnings_as_lines"]
 
 #: the options of ``spamfilter`` and ``topicfilter`` that lower the memory a run takes
 FILTER_MEMORY_OPTIONS = ("--max-bytes",)
@@ -70,6 +70,40 @@ def add_version(p):
 
     p.add_argument("--version", action="version", version=f"{p.prog} {__version__}",
                    help="print the program's version and exit")
+
+
+class warnings_as_lines:
+    """A context in which warnings are one line each, ``PROG: warning: ...``, each message
+    once: the library's DataWarnings (input used, but probably not as meant) and any other
+    (a scikit-learn-style UserWarning, numpy's): a user of a command line is not shown
+    Python's file and source lines, nor the same warning fold after fold. The one rule of
+    every program (``textnb``, ``spamfilter``, ``topicfilter``); ``warnings`` is imported
+    when it is entered (the cold ``spamfilter`` path imports this module)."""
+
+    def __init__(self, err, prog):
+        self.err, self.prog, self.seen = err, prog, set()
+
+    def __enter__(self):
+        import warnings
+
+        from textnb.core.errors import DataWarning
+
+        self._caught = warnings.catch_warnings()
+        self._caught.__enter__()
+        warnings.simplefilter("always", DataWarning)
+        warnings.showwarning = self._show
+        return self
+
+    def __exit__(self, *exc):
+        return self._caught.__exit__(*exc)
+
+    def _show(self, message, category, filename, lineno, file=None, line=None):
+        from textnb.cli.output import flag_words
+
+        text = flag_words(" ".join(str(message).split()))
+        if text not in self.seen:
+            self.seen.add(text)
+            say(self.err, self.prog, f"warning: {text}")
 
 
 def say(stream, prog, message):

@@ -7,7 +7,7 @@ import sys
 
 from textnb.apps.spamclient import (EXIT_INTERRUPTED, EXIT_ZERO_UNUSED, Terminated, asks_batch, client_main, copy_rest,
                                     drain, read_head)
-from textnb.cli.filterbase import add_version, full_library, parser_class, progress_bar, say, say_failure
+from textnb.cli.filterbase import add_version, full_library, parser_class, progress_bar, say, say_failure, warnings_as_lines
 from textnb.cli.streams import cell  # (textnb.cli.output re-exports it: no json/re import here)
 from textnb.core.errors import InputError
 from textnb.io import mailread as mail
@@ -203,7 +203,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
             full_library()
             from textnb.apps.filtering import train_model
 
-            with progress_bar(stderr, "training") as progress:
+            with warnings_as_lines(stderr, "spamfilter"), progress_bar(stderr, "training") as progress:
                 counts = train_model(model_path, args.train_spam, args.train_ham, kind=args.kind,
                                      alpha=args.alpha, max_bytes=args.max_bytes, progress=progress,
                                      n_jobs=args.jobs, on_warning=_warner(stderr))
@@ -214,7 +214,8 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
                 return _pass_unchanged(head, stdin, stdout)
             return 0
         if ops:
-            code = _register(ops, model_path, args, learn_stdin, stderr)
+            with warnings_as_lines(stderr, "spamfilter"):
+                code = _register(ops, model_path, args, learn_stdin, stderr)
             if passthrough:
                 written = True
                 return _pass_unchanged(head, stdin, stdout)
@@ -223,7 +224,8 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
             head = read_head(stdin, args.max_bytes, parts)
         cutoffs = dict(spam_cutoff=args.spam_cutoff, ham_cutoff=args.ham_cutoff, max_bytes=args.max_bytes)
         if args.batch is not None:
-            return _batch(model_path, cutoffs, args, stdin, stdout, stderr)
+            with warnings_as_lines(stderr, "spamfilter"):
+                return _batch(model_path, cutoffs, args, stdin, stdout, stderr)
         sf = _load(model_path, cutoffs)
         mail.refuse_empty_message("stdin", head)
         v = sf.classify([head])[0]

@@ -17,7 +17,7 @@ from typing import Optional
 from textnb.core.errors import InputError, counted, input_name, short_repr
 from textnb.core.registry import kind_of
 
-__all__ = ["ModelOptions", "ModelSpec", "MODELS", "model_names", "document_kind", "streaming_model",
+__all__ = ["ModelOptions", "ModelSpec", "MODELS", "model_names", "document_kind", "streaming_model", "floor_alpha",
            "lazy_text_model", "make_text_classifier", "make_table_model", "model_name", "modules_for",
            "check_options_fit", "check_adjust_options", "PARAMETER_FLAGS", "SWITCHES", "option_spelling",
            "count_model_option"]
@@ -297,24 +297,30 @@ def _count_params(opts):
     return _given(alpha=opts.alpha, m=opts.m_estimate, fit_prior=False if opts.uniform_prior else None)
 
 
-def _floored(params):
-    """A count model's params with ``--alpha`` below 1e-10 raised to it, with one
-    DataWarning (the command line's rule; the library's default ``force_alpha=True``
-    keeps a smaller alpha). The model is given the raised value, so it warns no more,
-    neither when fitted fold after fold nor when its file is read."""
-    if "alpha" not in params:
-        return params
+def floor_alpha(alpha):
+    """``--alpha`` raised to 1e-10 (:data:`textnb.core.estimates.ALPHA_FLOOR`) when below
+    it, with one DataWarning: the command line's rule (``textnb train``, ``spamfilter``; the
+    library's default ``force_alpha=True`` keeps a smaller alpha)."""
     from textnb.core.estimates import ALPHA_FLOOR
 
-    if params["alpha"] < ALPHA_FLOOR:
+    if alpha < ALPHA_FLOOR:
         import warnings
 
         from textnb.core.errors import DataWarning
 
-        warnings.warn(f"--alpha {params['alpha']:g} is raised to {ALPHA_FLOOR:g} for a count model (a term unseen in "
-                      "a class would make its probability 0)", DataWarning, stacklevel=2)
-        params = {**params, "alpha": ALPHA_FLOOR}
-    return {**params, "force_alpha": False}
+        warnings.warn(f"--alpha {alpha:g} is raised to {ALPHA_FLOOR:g} for a count model (a term unseen in "
+                      "a class would make its probability 0)", DataWarning, stacklevel=3)
+        return ALPHA_FLOOR
+    return alpha
+
+
+def _floored(params):
+    """A count model's params with ``--alpha`` raised (:func:`floor_alpha`) and
+    ``force_alpha=False``. The model is given the raised value, so it warns no more,
+    neither when fitted fold after fold nor when its file is read."""
+    if "alpha" not in params:
+        return params
+    return {**params, "alpha": floor_alpha(params["alpha"]), "force_alpha": False}
 
 
 def _seed(opts):
