@@ -4,7 +4,7 @@
 import sys
 
 from textnb.apps.spamclient import EXIT_INTERRUPTED, Terminated
-from textnb.cli.filterbase import add_version, full_library, parser_class, say, say_failure
+from textnb.cli.filterbase import add_version, full_library, parser_class, say, say_failure, warnings_as_lines
 from textnb.cli.output import proba_text
 from textnb.cli.streams import cell
 from textnb.core.errors import InputError, ModelFileError
@@ -59,10 +59,15 @@ def _topic_parser():
 
 
 def topic_main(argv=None, *, stdout=None, stderr=None):
-    """``topicfilter`` command line; returns 0 when every document was routed, 1 otherwise."""
-
+    """``topicfilter`` command line; returns 0 when every document was routed, 1 otherwise.
+    Warnings are one line each (:class:`~textnb.cli.filterbase.warnings_as_lines`)."""
     stdout = stdout if stdout is not None else sys.stdout
     stderr = stderr if stderr is not None else sys.stderr
+    with warnings_as_lines(stderr, "topicfilter"):
+        return _topic_main(argv, stdout, stderr)
+
+
+def _topic_main(argv, stdout, stderr):
     failed = 0
 
     def on_error(message):
