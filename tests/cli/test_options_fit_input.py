@@ -112,6 +112,15 @@ def test_alpha_0_for_a_count_model_is_one_warning_line(tmp_path):
         rc, out, err = cli(*args)
         assert rc == 0 and err == "", err
     assert "alpha=1e-10" in out.splitlines()[0]
+    # the default model the same: it said the alpha was raised, and saved 0.0 (it computed with
+    # 1e-10, as spamfilter --kind discriminative now saves it too)
+    for args in (["train", SMS_TSV, "-o", tmp_path / "d.tnb"], ["evaluate", SMS_TSV, "--cv", "3"]):
+        rc, out, err = cli(*args, "--alpha", "0")
+        assert rc == 0 and err.splitlines() == [
+            "textnb: warning: --alpha 0 is raised to 1e-10 for a count model (a term unseen in a class would make "
+            "its probability 0)"], err
+    rc, out, err = cli("inspect", tmp_path / "d.tnb")
+    assert rc == 0 and "DiscriminativeNB(alpha=1e-10" in out.splitlines()[0], out
 
 
 def test_a_numeric_span_past_the_float_range_warns_nothing(tmp_path):

@@ -368,7 +368,7 @@ def streaming_model(opts, *, steps=False):
     if kind == "discriminative":
         if set(params) - {"alpha", "force_alpha"} or opts.weighting:
             return None  # the estimator reports the option it does not take
-        params = _given(alpha=opts.alpha, n_jobs=opts.jobs, random_state=_seed(opts))
+        params = _given(alpha=params.get("alpha"), n_jobs=opts.jobs, random_state=_seed(opts))  # (raised)
     if not steps:
         return vectorizer_params(opts), (_STREAMING[kind], params)
     pipeline = []
@@ -495,7 +495,8 @@ def _document_model(opts, kind):
             raise InputError("--model discriminative takes --alpha only among the smoothing options")
         if opts.weighting:
             raise InputError("--model discriminative already weights terms (log tf, length normalisation)")
-        model = DiscriminativeNB(**params, **_given(random_state=_seed(opts)))
+        model = DiscriminativeNB(**{k: floor_alpha(v) if k == "alpha" else v for k, v in params.items()},
+                                 **_given(random_state=_seed(opts)))
     elif kind == "auto":
         if params:
             raise InputError("--model auto chooses its own smoothing; drop --alpha / --m / --uniform-prior")
