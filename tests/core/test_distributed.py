@@ -25,6 +25,19 @@ def sms(sms_tsv):
     return [r[1] for r in rows], np.array([r[0] for r in rows])
 
 
+def test_the_local_scheduler_leaves_no_garbage_collector_callback_here(client):
+    """The local cluster's scheduler runs in this process and installed distributed's
+    garbage-collector diagnosis, whose callback printed "Exception ignored in ...
+    GCDiagnosis" with a traceback when a Ctrl-C landed inside it (once, in the suite's
+    Ctrl-C test); ``connect`` switches it off (it only logs)."""
+    import gc
+
+    from distributed import gc as dgc
+
+    assert not dgc._gc_diagnosis.enabled
+    assert not any(getattr(cb, "__self__", None) is dgc._gc_diagnosis for cb in gc.callbacks)
+
+
 @pytest.mark.slow
 def test_dask_training_equals_local_training(client, sms, tmp_path):
     docs, y = sms
