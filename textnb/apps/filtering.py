@@ -159,6 +159,15 @@ TOKEN_VECTORIZER = {"token_pattern": r"\S+", "lowercase": False}
 _INPUT_OF_KIND = {"discriminative": "mail-tokens"}
 
 
+def _kind_vectorizer(kind, vectorizer):
+    """The vectorizer a new spam model of ``kind`` is given: ``vectorizer``, else for a kind
+    that reads :func:`token_text` the parameters :data:`TOKEN_VECTORIZER` (None: the
+    TextClassifier's default). The one rule of :func:`new_spam_model` and :func:`_fitted_at_once`."""
+    if vectorizer is None and _INPUT_OF_KIND.get(kind) == "mail-tokens":
+        return dict(TOKEN_VECTORIZER)
+    return vectorizer
+
+
 def new_spam_model(kind=DEFAULT_KIND, *, alpha=None, vectorizer=None):
     """An unfitted spam model.
 
@@ -189,10 +198,11 @@ def new_spam_model(kind=DEFAULT_KIND, *, alpha=None, vectorizer=None):
 
         alpha = floor_alpha(alpha)
     model = cls() if alpha is None else cls(alpha=alpha, **floored)
-    if vectorizer is None and _INPUT_OF_KIND.get(kind) == "mail-tokens":
+    vectorizer = _kind_vectorizer(kind, vectorizer)
+    if isinstance(vectorizer, dict):
         from textnb.text.vectorizer import Vectorizer
 
-        vectorizer = Vectorizer(**TOKEN_VECTORIZER)
+        vectorizer = Vectorizer(**vectorizer)
     return TextClassifier(vectorizer=vectorizer, model=model)
 
 
@@ -247,10 +257,8 @@ def _fitted_at_once(rendered, texts, labels):
     from textnb.meta.registry import floor_alpha
     from textnb.text.training import train_text_model
 
-    vectorizer = rendered.vectorizer
-    if vectorizer is None and rendered.input_ == "mail-tokens":
-        vectorizer = TOKEN_VECTORIZER
-    elif vectorizer is not None and not isinstance(vectorizer, dict):
+    vectorizer = _kind_vectorizer(rendered.kind, rendered.vectorizer)
+    if vectorizer is not None and not isinstance(vectorizer, dict):
         vectorizer = vectorizer.get_params(deep=False)
     root, _ = train_text_model(texts, np.asarray(labels), vectorizer=vectorizer,
                                model=(MODEL_KINDS[rendered.kind], {} if rendered.alpha is None else

@@ -78,12 +78,15 @@ class warnings_as_lines:
     (a scikit-learn-style UserWarning, numpy's): a user of a command line is not shown
     Python's file and source lines, nor the same warning fold after fold. The one rule of
     every program (``textnb``, ``spamfilter``, ``topicfilter``); ``warnings`` is imported
-    when it is entered (the cold ``spamfilter`` path imports this module)."""
+    when it is entered (the cold ``spamfilter`` path imports this module), and not at all
+    when ``active`` is False (spamfilter's numpy-free path, which warns of nothing)."""
 
-    def __init__(self, err, prog):
-        self.err, self.prog, self.seen = err, prog, set()
+    def __init__(self, err, prog, active=True):
+        self.err, self.prog, self.seen, self.active = err, prog, set(), active
 
     def __enter__(self):
+        if not self.active:
+            return self
         import warnings
 
         from textnb.core.errors import DataWarning
@@ -95,7 +98,7 @@ class warnings_as_lines:
         return self
 
     def __exit__(self, *exc):
-        return self._caught.__exit__(*exc)
+        return self._caught.__exit__(*exc) if self.active else None
 
     def _show(self, message, category, filename, lineno, file=None, line=None):
         from textnb.cli.output import flag_words

@@ -224,8 +224,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
             head = read_head(stdin, args.max_bytes, parts)
         cutoffs = dict(spam_cutoff=args.spam_cutoff, ham_cutoff=args.ham_cutoff, max_bytes=args.max_bytes)
         if args.batch is not None:
-            with warnings_as_lines(stderr, "spamfilter"):
-                return _batch(model_path, cutoffs, args, stdin, stdout, stderr)
+            return _batch(model_path, cutoffs, args, stdin, stdout, stderr)
         sf = _load(model_path, cutoffs)
         mail.refuse_empty_message("stdin", head)
         v = sf.classify([head])[0]
@@ -373,8 +372,9 @@ def _batch(model_path, cutoffs, args, stdin, stdout, stderr):
     # lines go out in blocks of _BATCH_LINES (one line at a time on a terminal), as a
     # buffered stream writes them whether or not PYTHONUNBUFFERED is set
     block = 1 if _isatty(stdout) else _BATCH_LINES
-    try:
-        with progress_bar(stderr, "classifying", results=stdout) as progress:
+    try:  # (the numpy filter's and estimators' warnings one line each; the numpy-free path warns of nothing)
+        with warnings_as_lines(stderr, "spamfilter", active=not isinstance(sf, LiteFilter)), \
+                progress_bar(stderr, "classifying", results=stdout) as progress:
             verdicts = sf.classify_paths(args.batch, max_bytes=args.max_bytes, on_error=on_error, n_jobs=args.jobs,
                                          stdin=stdin, on_warning=_warner(stderr))
             lines = []
