@@ -116,6 +116,25 @@ def test_partial_fit_and_forget_are_exact():
         SpamScorer().fit(X, Y).partial_fit([["x"]], ["other"])
 
 
+@pytest.mark.parametrize("method", ["fisher", "geometric", "multinomial"])
+def test_forgetting_messages_gives_the_model_never_taught_them(method):
+    """Found by a user trial: tokens only the forgotten messages had stayed in the vocabulary
+    at zero counts, and the multinomial scoring (spamfilter --kind boolean) still weighed them
+    and counted them in its smoothing: a message of the SMS corpus went from ham 0.9997 to
+    spam. They now leave the vocabulary, as TextClassifier.forget's terms do."""
+    first = [["cheap", "pills", "win"], ["lunch", "agenda"], ["win", "prize", "now"], ["agenda", "noon"]]
+    more = [["zebra", "cheap", "offer"], ["noon", "quokka"]]
+    labels = ["spam", "ham", "spam", "ham"]
+    fresh = SpamScorer(method=method, min_dev=0.0).fit(first, labels)
+    taught = SpamScorer(method=method, min_dev=0.0).fit(first + more, labels + ["spam", "ham"])
+    taught.forget(more, ["spam", "ham"])
+    assert sorted(taught.vocabulary_) == sorted(fresh.vocabulary_)
+    docs = first + more + [["zebra", "quokka", "noon"], ["offer", "win"]]
+    assert taught.decision_function(docs) == pytest.approx(fresh.decision_function(docs), rel=1e-12, abs=1e-12)
+    with pytest.raises(ValueError, match="no token would be left"):
+        SpamScorer(method=method).fit(first, labels).forget(first, labels)
+
+
 def test_strings_are_split_on_whitespace():
     a = SpamScorer().fit([" ".join(d) for d in X], Y)
     b = SpamScorer().fit(X, Y)
@@ -225,3 +244,28 @@ def test_tokenizer_never_raises_and_caps_size():
 def test_long_runs_become_skip_tokens():
     toks = message_tokens(b"Subject: x\n\n" + b"a" * 95 + b" short\n")
     assert "skip:a90" in toks and "short" in toks
+
+
+@pytest.mark.parametrize("labels", [[1, 0], [True, False], ["spam", "ham"]])
+def test_labels_come_back_as_given(labels, tmp_path):
+    """Found by a user trial: every label was turned into a str (predict of a model fitted on
+    0 / 1 said '1'), so ``predict(X) == y`` never held for int or bool labels."""
+    docs = [["cheap", "win"], ["lunch", "noon"]] * 3
+    y = np.array(labels * 3)
+    m = SpamScorer().fit(docs, y)
+    assert m.classes_.dtype == np.unique(y).dtype
+    assert (m.predict(docs) == y).all() and m.score(docs, y) == 1.0
+    m.save(tmp_path / "m.tnb")
+    assert (textnb.load(tmp_path / "m.tnb").predict(docs) == y).all()
+
+
+def test_scikit_learn_tools_take_the_spam_scorer():
+    from sklearn.base import clone, is_classifier
+    from sklearn.model_selection import GridSearchCV, cross_val_score
+
+    docs = [" ".join(d) for d in X] * 3
+    y = list(Y) * 3
+    assert is_classifier(SpamScorer()) and clone(SpamScorer(method="geometric")).method == "geometric"
+    assert cross_val_score(SpamScorer(), docs, y, cv=3).shape == (3,)
+    search = GridSearchCV(SpamScorer(), {"method": ["fisher", "multinomial"]}, cv=3).fit(docs, y)
+    assert search.best_params_["method"] in ("fisher", "multinomial")

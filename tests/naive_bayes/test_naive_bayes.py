@@ -224,3 +224,18 @@ def test_class_prior_and_uniform_prior():
     assert_allclose(np.exp(MultinomialNB(class_prior=[0.1, 0.9]).fit(X, y).class_log_prior_), [0.1, 0.9])
     with pytest.raises(ValueError, match="priors"):
         MultinomialNB(class_prior=[1.0]).fit(X, y)
+
+
+@pytest.mark.parametrize("to", [np.asarray, sp.csr_matrix])
+def test_bernoulli_without_binarizing_refuses_what_is_not_a_presence(to):
+    """Found by a user trial: BernoulliNB(binarize=None) fitted on counts had probabilities
+    over 1 and predicted NaN (as scikit-learn's does); the README promises no NaN. Counts
+    are refused with a ValueError; presences in [0, 1] (fractions: uncertain ones) are taken."""
+    X = np.array([[0, 2, 1], [1, 0, 3], [2, 1, 0], [0, 0, 1]], dtype=float)
+    with pytest.raises(ValueError, match=r"binarize=None\) takes presence values in \[0, 1\]"):
+        BernoulliNB(binarize=None).fit(to(X), [0, 1, 0, 1])
+    half = to((X > 0) * 0.5)
+    proba = BernoulliNB(binarize=None).fit(half, [0, 1, 0, 1]).predict_proba(half)
+    assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1)
+    expected = skl.BernoulliNB(binarize=None).fit(half, [0, 1, 0, 1]).predict_proba(half)
+    assert_allclose(proba, expected, rtol=1e-9)

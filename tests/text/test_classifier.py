@@ -239,6 +239,33 @@ def test_forget_equals_a_fresh_fit_on_the_rest(sms, Model):
     assert (clf.predict(test) == fresh.predict(test)).all()
 
 
+@pytest.mark.parametrize("pruning", [{"min_df": 2}, {"max_df": 0.5}, {"max_features": 4}])
+@pytest.mark.parametrize("Model", [MultinomialNB, BernoulliNB])
+def test_forgetting_a_learned_document_leaves_out_the_terms_fit_pruned(Model, pruning):
+    """Found by a user trial: with min_df=2, forgetting a document the model had learned was
+    refused ('counts would go negative'): its pruned term came back as a new term at zero.
+    The pruned terms hold no counts: they are left out, as prediction leaves them out."""
+    docs = ["free prize now", "free cash prize", "lunch at noon", "noon lunch today"]
+    labels = ["spam", "spam", "ham", "ham"]
+    clf = TextClassifier(vectorizer=Vectorizer(**pruning), model=Model()).fit(docs, labels)
+    terms = list(clf.vectorizer_.get_feature_names_out())
+    counts, classes = clf.model_.feature_count_.copy(), clf.model_.class_count_.copy()
+    clf.forget(docs[:1], labels[:1])
+    assert list(clf.vectorizer_.get_feature_names_out()) == [t for t in terms if clf.vectorizer_.vocabulary_.get(t) is not None]
+    assert_allclose(clf.model_.class_count_, classes - [0, 1])
+    once = TextClassifier(vectorizer=Vectorizer(vocabulary=terms), model=Model()).fit(docs[:1], labels[:1])
+    kept = [terms.index(t) for t in clf.vectorizer_.get_feature_names_out()]
+    assert_allclose(clf.model_.feature_count_, (counts - once.model_.feature_count_ * [[0], [1]])[:, kept])
+    clf.partial_fit(docs[:1], labels[:1])  # and back: the learned terms' counts as before
+    assert_allclose(clf.model_.feature_count_[:, [clf.vectorizer_.vocabulary_[t] for t in terms]], counts)
+
+
+def test_forgetting_a_term_the_model_never_had_is_refused_without_pruning():
+    clf = TextClassifier(model=MultinomialNB()).fit(["free prize", "lunch at noon"], ["spam", "ham"])
+    with pytest.raises(ValueError, match="never learned"):
+        clf.forget(["free zebra"], ["spam"])
+
+
 @pytest.mark.parametrize("Model", [MultinomialNB, BernoulliNB, textnb.ComplementNB])
 def test_forgetting_every_document_is_refused_and_leaves_the_model_whole(Model):
     """Found by a user trial: forgetting every document learned left a model of no term,
@@ -460,3 +487,18 @@ def test_a_binary_document_given_as_bytes_is_one_short_line(tmp_path):
                 method([doc])
             message = str(info.value)
             assert says in message and "\n" not in message and len(message) < 250, message
+
+
+def test_a_column_vector_of_labels_is_taken_with_scikit_learns_warning():
+    """Found by a user trial: y of shape (n, 1) was refused, where scikit-learn's estimators
+    (and textnb's other ones) ravel it with a DataConversionWarning."""
+    from sklearn.exceptions import DataConversionWarning
+
+    docs = ["free cash", "noon lunch"] * 3
+    y = np.array(["spam", "ham"] * 3)
+    with pytest.warns(DataConversionWarning):
+        column = TextClassifier(model=MultinomialNB()).fit(docs, y.reshape(-1, 1))
+    flat = TextClassifier(model=MultinomialNB()).fit(docs, y)
+    assert_allclose(column.predict_proba(docs), flat.predict_proba(docs))
+    with pytest.raises(ValueError, match="one label per document"):
+        TextClassifier().fit(docs, np.stack([y, y], axis=1))

@@ -85,6 +85,15 @@ def log_chi2_even(x, k):
 _METHODS = ("fisher", "geometric", "multinomial")
 
 
+def _labels(y):
+    """``y`` as a one-dimensional array of labels, of their own type (str, int, bool: what
+    ``predict`` gives back, as scikit-learn's classifiers do)."""
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise InputError(f"the labels must be one label per message; got shape {y.shape}")
+    return y
+
+
 def _unique_tokens(doc):
     if type(doc) is Tokens:
         return doc
@@ -184,6 +193,28 @@ class SpamScorer:
     def __sklearn_is_fitted__(self):
         return hasattr(self, "classes_")
 
+    #: (scikit-learn before its tags: ``is_classifier`` read this attribute)
+    _estimator_type = "classifier"
+
+    def __sklearn_tags__(self):
+        """scikit-learn's tags of a classifier of raw messages (str or token lists), as
+        ``is_classifier``, ``clone``, ``cross_val_score`` and the model-selection tools read
+        them; scikit-learn is imported only here, when its own tools ask."""
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(multi_class=False),
+                    input_tags=InputTags(one_d_array=True, two_d_array=False, string=True))
+
+    def score(self, X, y):
+        """The mean accuracy of :meth:`predict` on ``X`` against ``y`` (scikit-learn's
+        ``ClassifierMixin.score``, which cross-validation calls when given no scoring)."""
+        y = _labels(y)
+        predicted = self.predict(X)
+        if len(predicted) != len(y):
+            raise InputError(f"{len(predicted)} documents but {len(y)} labels")
+        return float(np.mean(predicted == y)) if len(y) else 0.0
+
     def _check_params(self):
         if self.method not in _METHODS:
             raise InputError(f"unknown method {self.method!r}; choose from {', '.join(_METHODS)}")
@@ -211,7 +242,7 @@ class SpamScorer:
         """Count token presence per class; returns self."""
         for k in ("classes_", "vocabulary_", "feature_count_", "class_count_", "_index", "_cache"):
             self.__dict__.pop(k, None)
-        return self.partial_fit(X, y, classes=np.unique(np.asarray(y).astype(str)))
+        return self.partial_fit(X, y, classes=np.unique(_labels(y)))
 
     @all_or_nothing
     def partial_fit(self, X, y, classes=None):
@@ -229,22 +260,23 @@ class SpamScorer:
     def _update(self, X, y, classes, sign):
         self._check_params()
         X = list(X)
-        y = np.asarray(y).astype(str)
+        y = _labels(y)
         if len(X) != len(y):
             raise InputError(f"{len(X)} documents but {len(y)} labels")
         if not hasattr(self, "classes_"):
             if classes is None:
                 raise InputError("the first partial_fit needs classes=")
-            classes = np.unique(np.asarray(classes).astype(str))
+            classes = np.unique(_labels(classes))
             if len(classes) != 2:
                 raise InputError(f"a spam scorer needs exactly two classes; got {list(classes)}")
             self.classes_ = classes
             self.vocabulary_ = np.array([], dtype=object)
             self.feature_count_ = np.zeros((2, 0), dtype=np.int64)
             self.class_count_ = np.zeros(2, dtype=np.int64)
-        unknown = set(y) - set(self.classes_.tolist())
-        if unknown:
-            raise InputError(f"unknown labels {sorted(unknown)}; the model has {list(self.classes_)}")
+        unknown = ~np.isin(y, self.classes_)
+        if unknown.any():
+            raise InputError(f"unknown labels {sorted(set(y[unknown].tolist()), key=str)}; the model has "
+                             f"{self.classes_.tolist()}")
         index = self._token_index()
         new = {}
         rows, cols = [], []
@@ -275,6 +307,15 @@ class SpamScorer:
         class_count = self.class_count_ + docs
         if (counts < 0).any() or (class_count < 0).any() or (counts > class_count[:, None]).any():
             raise ValueError("cannot forget documents that were never learned (counts would go negative)")
+        if sign < 0:  # a token no remaining message has leaves the vocabulary, as in a fresh fit (the
+            gone = ~counts.any(axis=0)  # multinomial scores a known token of no count, and counts the tokens)
+            if gone.all():
+                raise ValueError("cannot forget these messages: no token would be left in the model (an empty "
+                                 "vocabulary, which a model file cannot hold); train a new model instead")
+            if gone.any():
+                counts = counts[:, ~gone]
+                self.vocabulary_ = self.vocabulary_[~gone]
+                self.__dict__.pop("_index", None)
         self.feature_count_ = counts
         self.class_count_ = class_count
         self.__dict__.pop("_cache", None)
@@ -298,7 +339,9 @@ class SpamScorer:
                 "class_count_": self.class_count_}
 
     def _set_state(self, state):
-        classes = np.asarray(state["classes_"]).astype(str)
+        classes = np.asarray(state["classes_"])
+        if classes.dtype.kind in "SO":
+            classes = classes.astype(str)
         raw = np.asarray(state["tokens_utf8_"])
         counts = np.asarray(state["feature_count_"])
         class_count = np.asarray(state["class_count_"])

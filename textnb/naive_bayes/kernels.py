@@ -319,6 +319,14 @@ class BernoulliKernel(CountKernel):
         ``binarize`` is None."""
         binarize = params["binarize"]
         if binarize is None:
+            # presence as given: a value outside [0, 1] would count a term in more of a class's
+            # documents than it has (a probability over 1, NaN log-probabilities, as scikit-learn
+            # gives); refused instead
+            values = X.data if hasattr(X, "data") and not isinstance(X, np.ndarray) else np.asarray(X)
+            if values.size and not (values.min() >= 0 and values.max() <= 1):
+                raise ValueError("BernoulliNB(binarize=None) takes presence values in [0, 1] (a fraction for an "
+                                 f"uncertain presence); got values from {values.min():g} to {values.max():g}: "
+                                 "leave binarize at 0.0 to count each term's presence")
             return X
         if isinstance(binarize, bool) or not isinstance(binarize, Real) or not binarize >= 0:
             # as scikit-learn: a negative threshold would count the implicit zeros of a

@@ -359,7 +359,11 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         model equals a fresh ``fit`` on the remaining documents (same counts,
         vocabulary and predictions), with the default term pruning
         (``min_df=1``, no ``max_df`` / ``max_features``: those are applied at ``fit``
-        time only, never by ``partial_fit`` or ``forget``).
+        time only, never by ``partial_fit`` or ``forget``). With pruning, the terms that
+        ``fit`` pruned hold no counts in the model and are left out of the documents
+        forgotten, as prediction leaves them out (so a document never learned is refused
+        only when one of its terms would go below zero); without it, a term the model
+        lacks means a document never learned, refused with a ValueError.
         """
         check_is_fitted(self)
         self._check_own_params()
@@ -413,6 +417,14 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
             return
         cc = model.class_count_ + sign * acc.class_count
         fc = grown + sign * np.take(acc.sums, order, axis=1)
+        if sign < 0 and n > m and vectorizer_prunes(self.vectorizer_.get_params()):
+            # a term fit pruned (min_df / max_df / max_features) has no counts in the model: a
+            # learned document's pruned terms are left out of forgetting, as prediction leaves
+            # them out (without pruning, a term the model lacks is one of a document never learned)
+            was_known = np.zeros(n, dtype=bool)
+            was_known[known] = True
+            fc = fc[:, was_known]
+            terms = [t for t, k in zip(terms, was_known) if k]
         if sign < 0 and (np.any(cc < -1e-9) or np.any(fc < -1e-9)):
             raise ValueError("cannot forget documents that were never learned (counts would go negative)")
         if sign < 0 and _per_class(model) == "df" and np.any(fc > cc[:, None] + 1e-9):
