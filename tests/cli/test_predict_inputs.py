@@ -175,6 +175,30 @@ def test_a_link_loop_inside_a_folder_is_reported_as_skipped(models, tmp_path, ki
                      f"{os.strerror(errno.ELOOP)}), skipped" for name in ("l1", "l2")]
 
 
+@pytest.mark.parametrize("kind", ["text", "multilabel"])
+def test_an_unreadable_file_is_reported_as_skipped_and_the_others_predicted(models, tmp_path, kind):
+    """Found by a user trial: a dangling link among a folder's 2,500 files (or a named file
+    that cannot be read) ended ``predict`` with one error line and lost the predictions of
+    its batch: 1,000 of 2,500 printed, none of a small folder. Now it is left out and said so,
+    as a binary file is, and every other document is predicted (exit 1). A PATH that is not
+    there (a typo) is still refused before anything is predicted."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(1200):
+        (folder / f"d{i:04d}.txt").write_text(f"win cash now {i}")
+    os.symlink(tmp_path / "nowhere", folder / "d0500.txt.link")
+    named = tmp_path / "named.txt"
+    named.write_text("lunch at noon?")
+    rc, out, err = cli("predict", models[kind], folder, named)
+    assert rc == 1
+    assert len(out.splitlines()) == 1201 and out.splitlines()[-1].startswith(f"{named}\t")
+    one_error_line(err, f"{folder / 'd0500.txt.link'}: no such file (a symbolic link to "
+                        f"'{tmp_path / 'nowhere'}', which does not exist), skipped")
+    rc, out, err = cli("predict", models[kind], named, tmp_path / "typo.txt")
+    assert (rc, out) == (1, "")
+    one_error_line(err, f"{tmp_path / 'typo.txt'}: no such file or folder")
+
+
 @pytest.mark.parametrize("argv", [["predict", "{text}", "--lines", "{plain}"], ["predict", "{text}", "--lines", "-"],
                                   ["predict", "{text}", "{labelled}"], ["predict", "{multilabel}", "--lines", "{plain}"],
                                   ["test", "{text}", "{labelled}"], ["test", "{text}", "-"],

@@ -1445,6 +1445,10 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
         for name, message in messages:
             yield message_document(name, message, text_of)
 
+    paths = list(paths)
+    for p in paths:  # a PATH not there (a typo) is refused before any document is read or predicted
+        if p != "-" and not os.path.exists(p):
+            raise missing_input(p)
     for p in paths:
         refuse_device(p)  # (/dev/zero, a terminal: refused by name, as by every reader)
         if p == "-":
@@ -1466,7 +1470,11 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
                 if loop:
                     yield f, None, skipped_reason(f)
                     continue
-                data = read_bytes(f, max_bytes)
+                try:
+                    data = read_bytes(f, max_bytes)
+                except InputError as exc:  # (a broken link, a file of no permission: left out, said so, as
+                    yield f, None, _unread_reason(f, exc)  # a binary one is; the folder's other files read)
+                    continue
                 # a document at once unless it may be an mbox to split (what split splits begins with a
                 # From line); a Maildir's file is one message, never split as an mbox
                 if split is None or whole or data[:5] != b"From ":
@@ -1475,9 +1483,24 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
                     continue
                 yield from documents(f, data, lambda f=f: skipped_reason(f))
         elif os.path.exists(p):
-            yield from documents(p, read_bytes(p, max_bytes), lambda p=p: skipped_reason(p))
-        else:
-            raise missing_input(p)
+            try:
+                data = read_bytes(p, max_bytes)
+            except InputError as exc:
+                yield p, None, _unread_reason(p, exc)
+                continue
+            yield from documents(p, data, lambda p=p: skipped_reason(p))
+        else:  # (a link that broke since the check)
+            yield p, None, missing_reason(os.fspath(p), "file or folder")
+
+
+def _unread_reason(path, exc):
+    """Why the document file ``path`` whose reading raised the InputError ``exc`` is left
+    out: the error's words after the file's name (``"cannot read (Permission denied)"``); a
+    link to nothing said so (:func:`~textnb.core.errors.missing_reason`)."""
+    if os.path.islink(path) and not os.path.exists(path):
+        return missing_reason(os.fspath(path), "file")
+    message, name = str(exc), f"{os.fspath(path)}: "
+    return message[len(name):] if message.startswith(name) else message
 
 
 def _named_stream(path):
