@@ -11,6 +11,7 @@ import pytest
 
 import textnb
 from textnb.core.errors import InputError, ModelFileError
+from textnb.io.mailread import _bare_cr_lines
 from textnb.apps.filtering import (
     HAM,
     SPAM,
@@ -189,6 +190,9 @@ SHAPES = {
     "one line": b"Ok lar... Joking wif u oni",
     "CRLF": b"From: a@b.example\r\nSubject: hi\r\n\r\nbody\r\n",
     "bare CR": b"Subject: a\rFrom: b@c\r\rbody words\r",
+    "a stray CR in a field of LF lines": b"From: a@b.example\nSubject: win money\nX-Junk: a\rb\n\nbuy now\n",
+    "a stray CR in the subject, CRLF": b"Subject: 4\rHealth\r\nFrom: a@b.example\r\n\r\nbody\r\n",
+    "a stray CR in the last field, header only": b"From: a@b.example\nX-Junk: a\rb\n",
     "LF header, CRLF body": b"From: a@b.example\nSubject: hi\n\r\nbody\r\n\r\npara2\r\n",
     "folded": b"Subject: a long\n subject line\nX-Other: y\n\nbody\n",
     "mbox": b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\nbody here\n",
@@ -236,6 +240,10 @@ def test_added_fields_sit_where_the_reader_ends_the_header_and_change_no_token(s
         assert add_headers(out, other) == add_headers(msg, other), name
         assert remove_headers(out) == msg, name
         assert out.count(b"X-TextNB-Class: spam") == 1
+        # each field starts a line as procmail and every LF tool read the lines (a stray CR in
+        # a field of LF lines is no line end: the fields went inside that field's line)
+        ends = b"\r" if _bare_cr_lines(out[:4096]) else b"\n"
+        assert any(line.lstrip(b"\n").startswith(b"X-TextNB-Class: spam") for line in out.split(ends)), name
         n += 1
     assert n == len(SHAPES) if source == "shapes" else n == 400
 

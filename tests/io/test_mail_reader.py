@@ -642,3 +642,25 @@ def test_a_message_of_many_mbox_from_lines_is_read_in_linear_time(quote):
         toks = message_tokens(data, max_bytes=None)
         text = message_text(data, max_bytes=None)
     assert {"subject:sale", "hello"} <= set(toks) and "example" not in text and "subject_sale" in text
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
+def test_a_stray_cr_in_a_line_of_lf_or_crlf_mail_is_no_line_end(eol):
+    """Found by a user trial: a bare CR inside a header field of an LF message ended the
+    header for scoring (the fields after it counted as body: a spam message went from
+    log-odds 17 to 6, unsure) and spamfilter -p wrote its fields into that line, where
+    procmail never saw them. In LF or CRLF text a bare CR is a character of its line, as
+    mail servers and LF tools read it; a text of bare-CR lines (an old Mac file) still
+    ends its lines at each CR."""
+    from textnb.io.mailtokens import header_end, message_tokens
+
+    def mail(subject):
+        return eol.join([b"From: x@y.example", b"Subject: " + subject, b"To: z@w.example", b"", b"body words", b""])
+
+    stray, plain = mail(b"cheap\rpills now"), mail(b"cheap pills now")
+    assert set(message_tokens(stray)) == set(message_tokens(plain))
+    assert "to:w.example" in message_tokens(stray)  # (the field after the CR is still a header field)
+    end, found_eol, separated = header_end(stray)
+    assert (stray[:end].endswith(b"To: z@w.example" + eol), found_eol, separated) == (True, eol, True)
+    old_mac = b"From: x@y.example\rSubject: cheap pills\r\rbody words\r"
+    assert {"subject:cheap", "subject:pills", "body", "words"} <= set(message_tokens(old_mac))

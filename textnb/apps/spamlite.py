@@ -48,6 +48,7 @@ except ImportError:  # pragma: no cover - not CPython
     from functools import reduce
     from operator import add
 from textnb.core.compact import read_payload
+from textnb.io.mailread import _bare_cr_lines
 from textnb.io.mailtokens import Tokens, _after_line_breaks, _strip_from_line, header_end, message_tokens
 
 __all__ = [
@@ -238,8 +239,15 @@ def add_headers(head, verdict):
 
 
 def _last_field(block):
-    """The last field of a header ``block`` (its first line and continuation lines)."""
-    lines = block.splitlines(keepends=True)
+    """The last field of a header ``block`` (its first line and continuation lines; its
+    lines end as the mail reader ends them: a bare CR in a line of LF text is no end)."""
+    if _bare_cr_lines(block[:4096]):
+        lines = block.splitlines(keepends=True)
+    else:
+        lines = [line + b"\n" for line in block.split(b"\n")]
+        lines[-1] = lines[-1][:-1]
+        if not lines[-1]:
+            lines.pop()
     k = len(lines) - 1
     while k > 0 and lines[k][:1] in (b" ", b"\t"):
         k -= 1

@@ -165,11 +165,19 @@ def is_mbox(path):
 
 
 def _lf(data):
-    """The bytes as a Latin-1 string (one character per byte) with LF line ends."""
+    """The bytes as a Latin-1 string (one character per byte) with LF line ends: CRLF as LF,
+    and a bare CR too in a text of bare-CR lines (:func:`_bare_cr_lines`, an old Mac message);
+    in a text of LF or CRLF lines a bare CR is a character of its line, as mail servers and
+    LF tools (procmail, grep) read it (a bare CR inside a header field had ended the header
+    for scoring, and the verdict fields were written inside that field's line)."""
     text = data.decode("latin-1")
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
+    return lf_text(text) if "\r" in text else text
+
+
+def lf_text(text):
+    """The str ``text`` with LF line ends, as :func:`_lf` ends them."""
+    text = text.replace("\r\n", "\n")
+    return text.replace("\r", "\n") if "\r" in text and _bare_cr_lines(text[:4096]) else text
 
 
 def _is_name(name):
@@ -282,10 +290,16 @@ def _mbox_messages(f, cr, path, max_bytes, at=0, stop=None):
 
 
 def _bare_cr_lines(head):
-    """Whether a file whose first 4096 bytes are ``head`` ends its lines with a bare CR
-    (an old Mac file: its first line ends in a CR not followed by a LF)."""
-    r = head.find(b"\r", 0, 4095)
-    return r >= 0 and head.find(b"\n", 0, r + 2) < 0
+    """Whether a file or message whose first 4096 bytes are ``head`` (bytes, or a str of
+    one character per byte) ends its lines with a bare CR (an old Mac file): it holds more
+    bare CRs (not followed by a LF) than LFs. The one rule of every reader: a text of LF or
+    CRLF lines with a stray CR in a line keeps it as a character of that line."""
+    cr, lf = (b"\r", b"\n") if isinstance(head, (bytes, bytearray)) else ("\r", "\n")
+    bare = head.count(cr)
+    if not bare:
+        return False
+    lfs = head.count(lf)
+    return bare - head.count(cr + lf) > lfs
 
 
 def _as_lf(data):
@@ -922,14 +936,17 @@ def _from_lines_end(data):
     byte-order mark (a message saved by a Windows editor) goes with them, as every reader
     of a file drops it (its header was read as body text)."""
     pos = 3 if data.startswith(BOM) else 0  # (an offset, not a slice per line: many such lines stay linear)
+    bare_cr = None
     while data.startswith((b"From ", b">"), pos):
         head = data[pos:pos + 4096]
         quotes = len(head) - len(head.lstrip(b">"))
         if not data.startswith(b"From ", pos + quotes):
             break
-        nl = data.find(b"\n", pos)  # its line end: CRLF, LF or a bare CR, as _lf reads them
-        cr = data.find(b"\r", pos, len(data) if nl < 0 else nl)
+        nl = data.find(b"\n", pos)  # its line end: CRLF, LF, or a bare CR in bare-CR text, as _lf reads them
         end = len(data) if nl < 0 else nl + 1
+        if bare_cr is None:
+            bare_cr = _bare_cr_lines(data[:4096])
+        cr = data.find(b"\r", pos, len(data) if nl < 0 else nl) if bare_cr else -1
         if cr >= 0:
             end = cr + 2 if data[cr + 1:cr + 2] == b"\n" else cr + 1
         line = data[pos + quotes:min(end, pos + quotes + 4096)]

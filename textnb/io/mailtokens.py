@@ -63,8 +63,8 @@ try:
 except ImportError:  # pragma: no cover - not CPython
     from operator import is_not as _is_not
 
-from textnb.io.mailread import (DEFAULT_MAX_BYTES, _codec, _is_name, _known_field, _lenient_b64decode, _lf, _pattern,
-                                 _starts_with_field, _strip_from_line, decode_bytes)
+from textnb.io.mailread import (DEFAULT_MAX_BYTES, _bare_cr_lines, _codec, _is_name, _known_field, _lenient_b64decode, _lf, _pattern,
+                                 _starts_with_field, _strip_from_line, decode_bytes, lf_text)
 
 __all__ = ["Tokens", "Mail", "header_end", "read_message", "message_tokens", "message_text", "html_text", "MAX_TOKEN",
            "MAX_PARTS", "MAX_MULTIPART", "MAX_HEADERS", "MAX_HEADER_BYTES", "MAX_PARAMS", "MAX_ENCODED_WORDS",
@@ -925,7 +925,8 @@ def header_end(data):
     """
     rest = _strip_from_line(data)
     start = len(data) - len(rest)
-    eol = _line_end(rest, 0)
+    bare_cr = _bare_cr_lines(rest[:4096])
+    eol = _line_end(rest, 0, bare_cr)
     try:
         text = _lf(rest)
         fields, body, separated = _split_message(text)
@@ -938,23 +939,28 @@ def header_end(data):
         lines -= 1  # the blank line's own
     elif not body and not text.endswith("\n"):
         return len(data), eol, False  # the header runs to the end, its last line unended
-    end = _after_line_breaks(data, lines, start)
-    return end, _line_end(data, max(start, end - 2)) if end > start else eol, separated
+    end = _after_line_breaks(data, lines, start, bare_cr)
+    return end, _line_end(data, max(start, end - 2), bare_cr) if end > start else eol, separated
 
 
-def _line_end(data, pos):
-    """The line ending of the line of ``data`` at ``pos`` (CRLF, CR or LF; LF when none)."""
-    n, r = data.find(b"\n", pos, pos + 4096), data.find(b"\r", pos, pos + 4096)
+def _line_end(data, pos, bare_cr):
+    """The line ending of the line of ``data`` at ``pos`` (CRLF, LF, or CR in a text of
+    bare-CR lines, ``bare_cr``; LF when none)."""
+    n = data.find(b"\n", pos, pos + 4096)
+    r = data.find(b"\r", pos, pos + 4096) if bare_cr else -1
     if r >= 0 and (n < 0 or r < n):
         return b"\r\n" if data[r + 1:r + 2] == b"\n" else b"\r"
-    return b"\n"
+    return b"\r\n" if n > pos and data[n - 1:n] == b"\r" else b"\n"
 
 
-def _after_line_breaks(data, k, pos):
-    """The offset just after the ``k``-th line ending (CRLF, CR or LF, as :func:`_lf`
-    counts them) of ``data`` from ``pos``."""
+def _after_line_breaks(data, k, pos, bare_cr=None):
+    """The offset just after the ``k``-th line ending (CRLF, LF, or CR in a text of bare-CR
+    lines, ``bare_cr``, None: as :func:`~textnb.io.mailread._bare_cr_lines` tells of
+    ``data``; as :func:`_lf` counts them) of ``data`` from ``pos``."""
+    if bare_cr is None:
+        bare_cr = _bare_cr_lines(data[:4096])
     for _ in range(k):
-        n, r = data.find(b"\n", pos), data.find(b"\r", pos)
+        n, r = data.find(b"\n", pos), data.find(b"\r", pos) if bare_cr else -1
         if r >= 0 and (n < 0 or r < n):
             pos = r + 2 if data[r + 1:r + 2] == b"\n" else r + 1
         elif n >= 0:
@@ -1035,7 +1041,7 @@ def _entity(fields, body, mail, depth, budget, top=False):
         cte = header.get("content-transfer-encoding", "").strip().lower()
         if cte in ("base64", "quoted-printable"):
             inner = _payload(inner, cte)[0].decode("latin-1")
-            inner = inner.replace("\r\n", "\n").replace("\r", "\n")
+            inner = lf_text(inner)
         sub_fields, sub_body, _ = _split_message(inner, cut)
         if sub_fields:
             items.append(("header", sub_fields))
