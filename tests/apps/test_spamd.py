@@ -19,7 +19,8 @@ from textnb.apps import protocol
 from textnb.apps.filtering import add_headers, update_model
 from textnb.apps.serve import Server
 from textnb.apps import filtering, spamd
-from textnb.apps.spamd import check_user_name, message_digest, parse_address, tell
+from textnb.apps.filtering import digest_key, listed, message_digest
+from textnb.apps.spamd import check_user_name, parse_address, tell
 from textnb.apps.verdict import spamd_fields
 from textnb.cli.mailfilters import filter_main
 from textnb.core.errors import InputError
@@ -356,6 +357,49 @@ def test_digest_ignores_the_headers_textnb_added_and_the_line_ends():
     assert message_digest(msg.replace(b"\n", b"\r")) == message_digest(msg)
     assert message_digest(add_headers(msg.replace(b"\n", b"\r"), Verdict("ham", 0.1, -2.0))) == message_digest(msg)
     assert message_digest(b"Subject: hi\n\nbody!\n") != message_digest(msg)
+
+
+def test_digest_reads_the_message_whatever_mailbox_it_was_saved_in():
+    """Found by a user trial: a message registered as its mbox held it (its From line, a
+    quoted >From line) was 'never registered' when unregistered as a mail client saves it
+    (and counted twice when registered again), through spamfilter and spamc -L alike. The
+    digest drops the From lines and unquotes >From, as the mbox reader reads the message;
+    a stray CR of LF text stays a character (the reader's rule). A journal written before
+    still finds its messages (digest_key, listed)."""
+    msg = b"From: a@example.com\nSubject: cheap pills\n\nbuy now\n\nFrom here on, prices rise\n"
+    in_mbox = b"From a@example.com Mon Jan  1 00:00:00 2024\n" + msg.replace(b"\nFrom here", b"\n>From here")
+    assert message_digest(in_mbox) == message_digest(msg)
+    assert message_digest(msg.replace(b"\nFrom here", b"\n>>From here")) == message_digest(msg)
+    assert message_digest(msg.replace(b"buy now", b"buy\rnow")) != message_digest(msg.replace(b"buy now", b"buy\nnow"))
+    key = digest_key(in_mbox)
+    new, earlier = key.split(" ")
+    assert new == message_digest(in_mbox) and digest_key(msg) == message_digest(msg)
+    assert listed({earlier: "spam"}, key) == (earlier, "spam")  # a journal of the earlier digests
+    assert listed({new: "ham", earlier: "spam"}, key) == (new, "ham")
+    assert listed({}, key) == (new, None)
+
+
+def test_a_message_registered_from_its_mbox_is_unregistered_as_saved(tmp_path):
+    from textnb.apps.filtering import Mailboxes, update_model
+
+    spam = b"From: a@example.com\nSubject: cheap pills\n\nbuy cheap pills now\nFrom here on, prices rise\n"
+    ham = b"From: b@example.com\nSubject: lunch\n\nlunch at noon?\n"
+    other = b"Subject: other\n\nwin a prize\n"
+    mbox = tmp_path / "in.mbox"
+    mbox.write_bytes(b"From x@y Mon Jan  1 00:00:00 2024\n" + spam.replace(b"\nFrom here", b"\n>From here")
+                     + b"\nFrom x@y Mon Jan  1 00:00:01 2024\n" + other)
+    model, without = tmp_path / "m.tnb", tmp_path / "w.tnb"
+    update_model(model, register=[("ham", ham)])
+    update_model(model, register=Mailboxes([("spam", [mbox])]))
+    update_model(model, unregister=[("spam", spam)])  # as a mail client saves it: listed, forgotten
+    update_model(without, register=[("ham", ham), ("spam", other)])
+    from textnb import load
+
+    learned, expected = load(model), load(without)
+    assert sorted(learned.vocabulary_) == sorted(expected.vocabulary_)
+    assert learned.class_count_.tolist() == expected.class_count_.tolist()
+    with pytest.raises(InputError, match="never registered"):
+        update_model(model, unregister=[("spam", spam)])
 
 
 # -- per-user models ---------------------------------------------------------------------------

@@ -51,6 +51,7 @@ from textnb.core.model_io import load, model_class, refuse_folder, refuse_input_
 from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
 from textnb.io import mail
+from textnb.io.mailread import _bare_cr_lines, _strip_from_line
 from textnb.io.files import noting_empty_folder, refuse_device
 from textnb.text.scorer import load_for_prediction, reads_mail
 from textnb.apps.spamlite import (  # noqa: F401 (the verdict rules live on the numpy-free path)
@@ -484,7 +485,7 @@ def features_of_paths(model, paths, max_bytes, n_jobs=None, stdin=None, on_error
 
 
 def _features_digest_list(model, max_bytes, messages):
-    return [(_features(model, data, max_bytes), message_digest(data)) for data in messages]
+    return [(_features(model, data, max_bytes), digest_key(data)) for data in messages]
 
 
 def _pack_digested(values):
@@ -534,7 +535,7 @@ def _labelled_features(model, items, max_bytes, n_jobs, on_warning=None):
         return
     for label, data in items:
         _check_label(label)
-        yield label, _features(model, data, max_bytes), "the message", message_digest(data)
+        yield label, _features(model, data, max_bytes), "the message", digest_key(data)
 
 
 def _check_label(label):
@@ -615,7 +616,7 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
         for source, features, digest in features_of_paths(model, paths, max_bytes, n_jobs, digests=True,
                                                           on_warning=on_warning):
             counts[label] = counts.get(label, 0) + 1
-            learned[digest] = label
+            learned[digest.partition(" ")[0]] = label
             yield label, features, source, digest
 
     def both():
@@ -781,8 +782,8 @@ def _ledgered(items, ledger, method, journal, changes, checked=True):
     leaves the listing as it was)."""
     for item in items:
         if ledger is not None:
-            label, _, source, digest = item
-            before = ledger.get(digest)
+            label, _, source, key = item
+            digest, before = listed(ledger, key)
             if method == "forget":
                 if before != label:
                     if not checked:
@@ -859,13 +860,51 @@ def open_journal(path):
 
 
 def message_digest(data):
-    """The journal's name of a raw message: the SHA-256 of it without its ``X-TextNB-*``
-    fields, line ends as LF (CRLF and a bare CR are line ends, as the mail reader reads
-    them: the same message with any line ends is one message)."""
+    """The journal's name of a raw message: the SHA-256 of it as a message, whatever
+    mailbox it was saved in: without its ``X-TextNB-*`` fields and its mbox ``From`` lines
+    (an mbox reader drops them: the message of a file that starts with one, and the same
+    message read out of an mbox, are one), its body's quoted ``>From`` lines unquoted (an
+    mbox writer's quoting, mboxo or mboxrd), its line ends as LF (as the mail reader ends
+    lines: CRLF, and a bare CR in a text of bare-CR lines). Found by a user trial: a message
+    registered from its mbox was 'never registered' when unregistered as its client saved it."""
+    data = _strip_from_line(remove_headers(data))
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+        if _bare_cr_lines(data[:4096]):
+            data = data.replace(b"\r", b"\n")
+    if b">" in data:
+        import re
+
+        data = re.sub(rb"(?m)^>+(?=From )", b"", data)
+    return hashlib.sha256(data).hexdigest()
+
+
+def _earlier_digest(data):
+    """The journal's name of a raw message before :func:`message_digest` read it as a
+    message (textnb 0.1.0 up to 2026-12-07): its bytes without the ``X-TextNB-*`` fields,
+    every CR a line end. A journal written then lists its messages so."""
     data = remove_headers(data)
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return hashlib.sha256(data).hexdigest()
+
+
+def digest_key(data):
+    """:func:`message_digest` of ``data``, then, where it differs, the digest a journal
+    written before that rule lists the message by (:func:`_earlier_digest`), space separated:
+    what the readers hand :func:`listed` (a str: it crosses the helpers' pipes as one)."""
+    digest, earlier = message_digest(data), _earlier_digest(data)
+    return digest if digest == earlier else f"{digest} {earlier}"
+
+
+def listed(seen, key):
+    """``(digest, label)``: the digest by which the journal ``seen`` (digest -> label) lists
+    the message of ``key`` (:func:`digest_key`), and its label; ``(its digest, None)`` for a
+    message it does not list."""
+    digest, _, earlier = key.partition(" ")
+    if earlier and digest not in seen and earlier in seen:
+        return earlier, seen[earlier]
+    return digest, seen.get(digest)
 
 
 #: The journal is rewritten without its superseded lines once it has this many lines more

@@ -77,7 +77,7 @@ import time
 from collections import OrderedDict
 
 from textnb.apps import protocol
-from textnb.apps.filtering import (add_headers, journal_path, message_digest, model_identity,
+from textnb.apps.filtering import (add_headers, digest_key, journal_path, listed, model_identity,
                                    model_lock, open_journal, update_model)
 from textnb.apps.filtering import note_in_journal as _note_in_journal, read_journal as _read_journal
 from textnb.apps.filtering import write_journal as _write_journal
@@ -279,7 +279,7 @@ class UserModels:
 
 def _copy_model(holder, dest, digest, set_class=None):
     """Start ``dest``, a user's model, as a copy of the model ``holder`` serves, with what
-    that model's journal lists, for a TELL of the message ``digest`` (learned as
+    that model's journal lists, for a TELL of the message of ``digest`` (a :func:`~textnb.apps.filtering.digest_key`; learned as
     ``set_class``; None: forgotten).
 
     The served model's journal comes with the copy when it is that model's (its identity
@@ -310,8 +310,8 @@ def _copy_model(holder, dest, digest, set_class=None):
         fd, tmp = tempfile.mkstemp(prefix=".tnb", dir=os.path.dirname(os.path.abspath(dest)))
         try:
             with os.fdopen(fd, "wb") as f:
-                seen, complete = _copy_served(holder, f, digest)
-                before = seen.get(digest)
+                seen, complete = _copy_served(holder, f)
+                before = listed(seen, digest)[1]
                 if (before is None) if set_class is None else (before == set_class):
                     return False, None
                 f.flush()
@@ -349,11 +349,11 @@ def _served_lists(holder, digest, set_class):
         seen, _, identity, _ = _read_journal(served_journal)
         if identity is None or identity != model_identity(holder.path):
             seen = {}
-    before = seen.get(digest)
+    before = listed(seen, digest)[1]
     return before is None if set_class is None else before == set_class
 
 
-def _copy_served(holder, out, digest):
+def _copy_served(holder, out):
     """Copy the model file ``holder`` serves into the file ``out``; returns ``(digest ->
     class, complete)`` of its journal when the journal is that file's (else ``({},
     False)``), read under the journal's lock when it has one (a lock file that cannot be
@@ -405,8 +405,7 @@ def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None):
         replaced = identity is not None and identity != model_identity(model_path)
         if replaced:  # a file copied or moved over the model: what the journal says was learned into another
             seen, complete = {}, False
-        digest = message_digest(data)
-        before = seen.get(digest)
+        digest, before = listed(seen, digest_key(data))
         if (before is None) if remove else (before == set_class):
             return False
         fd = open_journal(journal)
@@ -705,7 +704,7 @@ class SpamdHandler(StreamHandler):
             if not os.path.exists(model_path):  # the user is served the served model: TELL starts a copy of it
                 needed = False
                 if "local" in set_ or "local" in remove:
-                    needed, made = _copy_model(owner.holder, model_path, message_digest(data),
+                    needed, made = _copy_model(owner.holder, model_path, digest_key(data),
                                                headers["message_class"] if "local" in set_ else None)
                 if not needed:  # nothing that changes the served model's copy: none is made
                     self._send(protocol.spamd_reply([]))
