@@ -301,6 +301,16 @@ def test_folder_recursive_with_mbox_and_hidden(tmp_path):
     assert got == [str(tmp_path / "box") + f":{i}" for i in (1, 2, 3)] + [str(tmp_path / "a" / "m1.eml")]
 
 
+def test_an_mh_folders_deleted_messages_and_backups_are_not_mail(tmp_path):
+    """Found by a user trial: an MH folder's deleted messages (,N and #N) and backups (N~)
+    were classified by --batch and learned by --train-* / --register-*. Only the folder's
+    messages are read; names that merely look alike are mail as before."""
+    for name in ("1", ",2", "#3", "4~", "5", "notes,6", "7~x", ",", "~"):
+        (tmp_path / name).write_bytes(b"Subject: " + name.encode() + b"\n\nbody\n")
+    got = sorted(os.path.basename(s) for s, _ in iter_messages(tmp_path))
+    assert got == sorted(["1", "5", "notes,6", "7~x", ",", "~"])
+
+
 def test_missing_path_is_one_line_error(tmp_path):
     with pytest.raises(InputError, match="no such file"):
         list(iter_messages(tmp_path / "nope"))

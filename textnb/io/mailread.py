@@ -982,10 +982,25 @@ def _starts_with_from_line(data):
 def _tree_files(top, on_error):
     """The files of the folder ``top`` (not a Maildir) as :func:`textnb.io.files.folder_files`
     lists them (``os.walk``'s order; hidden names, FIFOs, sockets, devices and links to
-    folders left out), a Maildir inside read as one (``(file, True)`` pairs)."""
+    folders left out), a Maildir inside read as one (``(file, True)`` pairs). An MH folder's
+    deleted messages (``,N``, ``#N``) and backups (``N~``) are left out (:func:`_mh_leftover`)."""
     root_real = os.path.realpath(top)
-    return _walk(top, on_error, root_real,
-                 lambda sub: _maildir_files(sub, on_error, root_real) if is_maildir(sub) else None)
+    files = _walk(top, on_error, root_real,
+                  lambda sub: _maildir_files(sub, on_error, root_real) if is_maildir(sub) else None)
+    return ((f, whole) for f, whole in files if whole or not _mh_leftover(os.path.basename(f)))
+
+
+def _mh_leftover(name):
+    """Whether the file name ``name`` is what MH / nmh leave of a message number N in its
+    folder: a deleted message (``,N``; ``#N`` with some back-ends) or a backup (``N~``):
+    not mail to read or learn (found by a user trial: they were classified and learned)."""
+    if name[:1] in (",", "#"):
+        number = name[1:]
+    elif name[-1:] == "~":
+        number = name[:-1]
+    else:
+        return False
+    return number.isascii() and number.isdigit()
 
 
 def _has_time(line):
