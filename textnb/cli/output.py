@@ -178,7 +178,10 @@ def explanation_text(info):
         body = "; ".join(parts)
     else:
         body = ", ".join(f"{t['term']} {t['contribution']:+.2f}" for t in info["for"] + info["against"])
-    return f"vs {info['runner_up']} by {info['margin']:.2f} (prior {info['prior']:+.2f}): {body or 'no term the model knows'}"
+    against = (f"; the scores favour {info['runner_up']}, the calibrated probabilities chose this label"
+               if info["margin"] < 0 else "")
+    return (f"vs {info['runner_up']} by {info['margin']:.2f} (prior {info['prior']:+.2f}{against}): "
+            f"{body or 'no term the model knows'}")
 
 
 def proba_text(p):

@@ -157,13 +157,17 @@ def _predict_multilabel(args, model, out, err):
 
 
 
-def _explanations(args, model, X):
-    """Per-row explanations for ``predict --explain`` (one line each, or the JSON object), or None."""
+def _explanations(args, model, X, scores):
+    """Per-row explanations for ``predict --explain`` (one line each, or the JSON object), or
+    None; each explains the label printed (the largest probability of ``scores``, which a
+    calibration may give another class than the model's largest score)."""
     if not getattr(args, "explain", False):
         return None
     from textnb.evaluation.explain import explain_rows
 
-    rows = explain_rows(model, X, top=MAX_TOP if args.top == ALL_LABELS else args.top or 10)
+    classes = label_names(model)
+    predicted = [classes[k] for k in np.argmax(scores[0], axis=1)]
+    rows = explain_rows(model, X, top=MAX_TOP if args.top == ALL_LABELS else args.top or 10, predicted=predicted)
     return rows if args.json else [explanation_text(info) for info in rows]
 
 
@@ -185,7 +189,7 @@ def _predict_table(args, model, out, err=None):
         name = input_name(path)  # (standard input: stdin, as the text rows and lines name it)
         sources = [f"{name}:{i + 1}" for i in range(table.X.shape[0])]
         scores = proba_and_odds(model, table.X)
-        print_predictions(sources, classes, scores, args, out, _explanations(args, model, table.X))
+        print_predictions(sources, classes, scores, args, out, _explanations(args, model, table.X, scores))
         if table.y is not None:  # the file carries the class: its accuracy, as for a text TSV/CSV
             tally = Accuracy(name, "class value")
             tally.add(classes, scores[0], table.y, table.sample_weight)
@@ -259,7 +263,7 @@ def run(args, out, err):
                 continue
             batches = document_batches(list(run), max_bytes, _binary_skipped(err, failed), tick, decode=decode)
             for (sources, batch), scores in scored_batches(model, batches, itemgetter(1), n_jobs=args.jobs):
-                print_predictions(sources, classes, scores, args, out, _explanations(args, model, batch))
+                print_predictions(sources, classes, scores, args, out, _explanations(args, model, batch, scores))
     finally:
         bar.close()
     return 1 if failed[0] else 0
@@ -308,7 +312,7 @@ def _predict_fasttext(args, model, path, classes, max_bytes, out, err):
     for (chunk, labels), scores in scored_batches(model, chunks, messages, n_jobs=args.jobs):
         sources = [f"{path}:{start + i + 1}" for i in range(len(chunk))]
         start += len(chunk)
-        print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk))
+        print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk, scores))
         predicted = [classes[k] for k in np.argmax(scores[0], axis=1)]
         tally.add(classes, scores[0], [p if p in labs else (labs[0] if labs else None)
                                        for p, labs in zip(predicted, labels)])
@@ -335,7 +339,7 @@ def _predict_messages(args, model, paths, classes, max_bytes, out, err, bar):
                 continue
             batches = message_batches(model, list(run), args.max_bytes, on_error=report)
             for (sources, batch), scores in scored_batches(model, batches, itemgetter(1), n_jobs=args.jobs):
-                print_predictions(sources, classes, scores, args, out, _explanations(args, model, batch))
+                print_predictions(sources, classes, scores, args, out, _explanations(args, model, batch, scores))
                 done += len(batch)
                 bar(done)
     finally:
@@ -392,7 +396,7 @@ def _predict_rows(args, model, path, classes, max_bytes, out, err):
     for (chunk, labels), scores in scored_batches(model, chunks, itemgetter(0), n_jobs=args.jobs):
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
         start += len(chunk)
-        print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk))
+        print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk, scores))
         if labels is not None:
             tally.add(classes, scores[0], labels)
     tally.report(err)
@@ -409,5 +413,5 @@ def _predict_lines(args, model, out):
     for chunk, scores in scored_batches(model, chunks, n_jobs=args.jobs):
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
         start += len(chunk)
-        print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk))
+        print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk, scores))
     return 0

@@ -106,7 +106,7 @@ def _presence_weights(model):
     return None if form is None else form.presence
 
 
-def explain(classifier, document, top=10):
+def explain(classifier, document, top=10, *, predicted=None):
     """The terms that moved the decision most for one document.
 
     Parameters
@@ -117,11 +117,16 @@ def explain(classifier, document, top=10):
     document : str, bytes or pathlib.Path
     top : int, default=10
         Terms listed on each side.
+    predicted : label, optional
+        The class to explain (the label ``predict`` prints: a calibration may choose
+        another than the model's largest score); None: the largest score's.
 
     Returns
     -------
     dict
-        ``predicted`` and ``runner_up`` (the two classes with the largest model score),
+        ``predicted`` and ``runner_up`` (the two classes with the largest model score; with
+        ``predicted`` given, it and the other class of largest score: the margin is then
+        negative where the scores favour the runner-up),
         ``margin`` (score difference, = ``prior`` + the sum of every contribution),
         ``prior`` (difference of the bias terms), ``for`` (terms pushing towards
         ``predicted``, largest first) and ``against`` (towards ``runner_up``), each a
@@ -152,10 +157,10 @@ def explain(classifier, document, top=10):
     if not x.any():  # no known term: the model's score of an empty document (the complement models' prior)
         b = np.asarray(model.predict_joint_log_proba(sp.csr_matrix((1, W.shape[1])))).ravel()
     return _term_explanation(terms[cols], counts, x, W, b, model.classes_, top,
-                             _presence_weights(model), present)
+                             _presence_weights(model), present, predicted=predicted)
 
 
-def explain_scored(scorer, document, top=10):
+def explain_scored(scorer, document, top=10, *, predicted=None):
     """:func:`explain` of a :class:`~textnb.text.scorer.TextScorer` (a linear count model
     read from its file: :func:`textnb.text.scorer.load_for_prediction`), without
     scikit-learn: the document's counts under the scorer's analyzer and vocabulary, its
@@ -184,22 +189,22 @@ def explain_scored(scorer, document, top=10):
         b = scorer.empty
     b = scorer.adjust(b)  # APNBC's log class weights (``--adjust``): part of the bias
     return _term_explanation(np.array(scorer.terms, dtype=object)[columns], counts[columns], x, W, b,
-                             scorer.classes_, top, P, present)
+                             scorer.classes_, top, P, present, predicted=predicted)
 
 
-def _term_explanation(terms, counts, x, W, b, classes, top, P=None, present=None):
+def _term_explanation(terms, counts, x, W, b, classes, top, P=None, present=None, *, predicted=None):
     """:func:`explain`'s result for a document whose features ``x`` (and counts ``counts``)
     over the columns ``terms`` a linear model ``W``, ``b`` of ``classes`` scores, plus
     ``P`` (weights of the terms' presence, a residual layer's) times ``present`` (1 for
-    each term the document holds) when given: a term's contribution is both of its parts."""
+    each term the document holds) when given: a term's contribution is both of its parts.
+    ``predicted``: the class explained (:func:`_told_apart`)."""
     score = W @ x + b
     if P is not None:
         score = score + P @ present
     if len(classes) < 2:
         return {"predicted": str(classes[0]), "runner_up": None, "margin": 0.0, "prior": 0.0,
                 "for": [], "against": []}
-    order = np.argsort(-score, kind="stable")
-    p, r = order[0], order[1]
+    p, r = _told_apart(score, classes, predicted)
     contrib = x * (W[p] - W[r])
     if P is not None:
         contrib = contrib + present * (P[p] - P[r])
@@ -221,6 +226,21 @@ def _term_explanation(terms, counts, x, W, b, classes, top, P=None, present=None
         "for": listing(pos),
         "against": listing(neg),
     }
+
+
+def _told_apart(score, classes, predicted=None):
+    """``(p, r)``: the class a decision is explained for and the one it is told apart from,
+    by the scores ``score`` of ``classes``: the largest score's class and the next (ranked
+    stably), or, with ``predicted`` (the label printed, which a calibration or a threshold
+    may have chosen against the scores: found by a user trial, ``predict --explain`` of a
+    ``--calibrate`` model said "ham ... vs ham" and listed the terms of spam), that class and
+    the other of largest score."""
+    order = np.argsort(-score, kind="stable")
+    if predicted is None:
+        return order[0], order[1]
+    names = [str(c) for c in classes]
+    p = names.index(str(predicted))
+    return p, next(k for k in order if k != p)
 
 
 def informative_terms(classifier, top=10):
@@ -456,7 +476,7 @@ def _text_description(name, model, params, tokenizer, vocabulary_size, terms):
     }
 
 
-def explain_rows(model, X, *, top=10):
+def explain_rows(model, X, *, top=10, predicted=None):
     """Why ``model`` decided as it did, one entry per row of ``X``: what ``predict --explain`` shows.
 
     * a lazy rule model (LBR, LazyTextNB, also inside a wrapper; see
@@ -465,24 +485,28 @@ def explain_rows(model, X, *, top=10):
       its :class:`~textnb.text.scorer.TextScorer`: :func:`explain_scored` (the same);
     * a mixed table: :func:`explain_table` (attributes, and terms inside text attributes);
     * any other table model: :func:`explain_by_leaving_out` over its training attributes.
+
+    ``predicted``: the label printed for each row (a calibration's may differ from the largest
+    score's), the class each explanation is for; None: the largest score's.
     """
     text = sys.modules.get("textnb.text.classifier")  # loaded with any text model
     scorer = sys.modules.get("textnb.text.scorer")
     if rule_model(model) is not None:
         return find(model, lambda m: hasattr(m, "predict_explain")).predict_explain(X)[1]
+    labels = [None] * len(X) if predicted is None else list(predicted)
     if text is not None and isinstance(model, text.TextClassifier):
-        return [explain(model, doc, top=top) for doc in X]
+        return [explain(model, doc, top=top, predicted=label) for doc, label in zip(X, labels)]
     if scorer is not None and isinstance(model, scorer.TextScorer):
-        return [explain_scored(model, doc, top=top) for doc in X]
+        return [explain_scored(model, doc, top=top, predicted=label) for doc, label in zip(X, labels)]
     attributes = None
     if find(model, lambda m: hasattr(m, "predict_attribute_terms")) is None:
         attributes = table_attributes(model)
         if attributes is None:
             raise InputError(f"a {type(model).__name__} model does not record its table attributes")
-    return explain_table(model, X, top=top, attributes=attributes)
+    return explain_table(model, X, top=top, attributes=attributes, predicted=predicted)
 
 
-def explain_table(model, X, top=10, *, attributes=None):
+def explain_table(model, X, top=10, *, attributes=None, predicted=None):
     """Which attributes, and within text attributes which terms, moved each decision.
 
     For a :class:`~textnb.text.mixed.MixedNB` (or a wrapper with a fitted ``estimator_``
@@ -515,7 +539,7 @@ def explain_table(model, X, top=10, *, attributes=None):
             weight = np.asarray(w, dtype=np.float64) + (0.0 if weight is None else weight)
         inner = getattr(inner, "estimator_", None)
         if inner is None:
-            return explain_by_leaving_out(model, X, attributes=attributes)
+            return explain_by_leaving_out(model, X, attributes=attributes, predicted=predicted)
     check_is_fitted(inner)
     prior, terms = inner.predict_attribute_terms(X)
     if weight is not None:
@@ -548,10 +572,10 @@ def explain_table(model, X, top=10, *, attributes=None):
             atts.append(rec)
         return atts
 
-    return _explanations(n, total, prior, classes, attributes_of)
+    return _explanations(n, total, prior, classes, attributes_of, predicted)
 
 
-def _explanations(n, scores, prior, classes, attributes_of):
+def _explanations(n, scores, prior, classes, attributes_of, predicted=None):
     """The explanations of ``n`` rows from their joint log scores ``scores`` (a row per
     row) and those of the prior ``prior``: the predicted class and the runner-up (ranked
     stably), the margins between them, and the attributes' records that
@@ -564,8 +588,7 @@ def _explanations(n, scores, prior, classes, attributes_of):
             out.append({"predicted": str(classes[0]), "runner_up": None, "margin": 0.0, "prior": 0.0,
                         "attributes": []})
             continue
-        order = np.argsort(-scores[i], kind="stable")
-        p, r = order[0], order[1]
+        p, r = _told_apart(scores[i], classes, None if predicted is None else predicted[i])
         atts = attributes_of(i, p, r)
         atts.sort(key=lambda d: (-abs(d["contribution"]), d["name"]))
         out.append({"predicted": str(classes[p]), "runner_up": str(classes[r]),
@@ -574,7 +597,7 @@ def _explanations(n, scores, prior, classes, attributes_of):
     return out
 
 
-def explain_by_leaving_out(model, X, *, attributes=None):
+def explain_by_leaving_out(model, X, *, attributes=None, predicted=None):
     """Per-attribute contributions of a table model's decisions, by leaving each value out.
 
     A table model reads NaN as a missing value, which it leaves out of its score (naive
@@ -632,7 +655,7 @@ def explain_by_leaving_out(model, X, *, attributes=None):
                          "contribution": float(margin - (without[k][i, p] - without[k][i, r]))})
         return atts
 
-    return _explanations(X.shape[0], full, base, classes, attributes_of)
+    return _explanations(X.shape[0], full, base, classes, attributes_of, predicted)
 
 
 def _text_parts(model):
