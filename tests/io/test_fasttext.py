@@ -345,6 +345,8 @@ def test_strip_labels_gives_the_text_parse_line_gives():
     parts = ["__label__a", "__label__b", "a", "bb", " ", "  ", "\t", "\r", "\v", "\f", "x__label__y", "\u00a0", "é",
              "\u2003"]
     lines = ["".join(rng.choice(parts) for _ in range(rng.randint(0, 10))) for _ in range(20000)]
-    assert strip_labels(lines) == [parse_line(line)[1] for line in lines]
-    assert strip_labels(["plain words here", " lead", "trail ", "a\u00a0b"]) == ["plain words here", "lead", "trail",
+    # a line holding a label word: training's text; one holding none is its text as it is, as a
+    # document file or a TSV row is (single-spaced, it had been cut at --max-bytes after more words)
+    assert strip_labels(lines) == [parse_line(line)[1] if "__label__" in line else line for line in lines]
+    assert strip_labels(["plain words here", " lead", "trail ", "a\u00a0b"]) == ["plain words here", " lead", "trail ",
                                                                                   "a\u00a0b"]

@@ -216,10 +216,14 @@ def line_texts(lines, label_prefix, max_bytes):
 
 
 def _unlabelled_text(line, label_prefix):
-    """The words of ``line`` but its label words, joined by one space."""
+    """The words of ``line`` but its label words, joined by one space (as :func:`read_fasttext`
+    reads a labelled line's text); a line that holds no label word is its text as it is, as a
+    document file or a TSV row is (found by a user trial: ``predict --lines`` single-spaced
+    every line before cutting it at ``--max-bytes``, so more words fitted than in the same text
+    given as a file)."""
+    if label_prefix not in line:
+        return line
     text = _single_spaced(line)
-    if label_prefix not in text:
-        return text
     return " ".join(w for w in text.split(" ") if not w.startswith(label_prefix))
 
 
