@@ -126,3 +126,21 @@ def test_evaluate_table_columns_stay_in_line_with_long_and_wide_class_names(tmp_
     rc, out, _ = cli("evaluate", path, "--cv", 2, "--json")
     report = json.loads(out)
     assert set(report["per_class"]) == set(names) and long_name in report["classes"]
+
+
+def test_labels_holding_a_tab_or_a_newline_are_escaped_in_every_text_output(tmp_path):
+    """Found by a user trial: predict escaped such labels (a\\tb, x=y\\nz) but the train
+    summary, inspect and evaluate printed them raw, splitting their lines and columns."""
+    import json as json_module
+
+    corpus = tmp_path / "weird.jsonl"
+    corpus.write_text("".join(json_module.dumps({"label": label, "text": f"{text} {i}"}) + "\n" for i in range(10)
+                              for label, text in (("a\tb", "apple banana"), ("x=y\nz", "zebra yak"))))
+    model = tmp_path / "m.tnb"
+    outputs = [cli("train", corpus, "--model", "multinomial", "-o", model),
+               cli("inspect", model), cli("evaluate", corpus, "--model", "multinomial", "--cv", "2"),
+               cli("predict", model, "--lines", "-", stdin=b"apple\nzebra\n")]
+    for rc, out, err in outputs:
+        assert rc == 0, err
+        assert "x=y\nz" not in out and "a\tb" not in out
+        assert "x=y\\nz" in out and "a\\tb" in out

@@ -10,6 +10,7 @@ from textnb.cli.options import (add_model_and_input_options, folds, input_option
                                 warn_multilabel)
 from textnb.cli.output import dumps, name_column, skipped_line
 from textnb.cli.progress import Progress
+from textnb.cli.streams import cell
 from textnb.core.errors import InputError
 from textnb.core.model_io import picture_target
 
@@ -190,7 +191,7 @@ def _print_report(report, args, out, weighted=False, rows=False):
     if "ece" in report:
         print(f"ECE       {report['ece']:.4f}  (expected calibration error of the top label)", file=out)
     if "roc_auc" in report:
-        print(f"ROC AUC   {report['roc_auc']:.4f}  (positive class: {report['roc']['positive']})", file=out)
+        print(f"ROC AUC   {report['roc_auc']:.4f}  (positive class: {cell(report['roc']['positive'])})", file=out)
     head, names = name_column(report["classes"], header="class")  # (long names cut, wide characters counted)
     print(f"\n{head}  precision  recall      f1  support", file=out)
     for c, name in zip(report["classes"], names):
@@ -202,11 +203,11 @@ def _print_report(report, args, out, weighted=False, rows=False):
                                                                   if repeats > 1 else "") + ")", file=out)
     labels = [str(i) for i in range(len(report["classes"]))]
     texts = [[count_text(v, repeats) for v in row] for row in report["confusion_matrix"]]
-    cell = max(5, max(len(v) for row in texts for v in row) + 1)
+    width = max(5, max(len(v) for row in texts for v in row) + 1)
     index = max(2, len(labels[-1]) + 1)  # (100 classes and more: their numbers keep the column)
-    print(" " * (len(head) + index) + "".join(f"{lab:>{cell}}" for lab in labels), file=out)
+    print(" " * (len(head) + index) + "".join(f"{lab:>{width}}" for lab in labels), file=out)
     for i, (name, row) in enumerate(zip(names, texts)):
-        print(f"{name}{i:>{index}}" + "".join(f"{v:>{cell}}" for v in row), file=out)
+        print(f"{name}{i:>{index}}" + "".join(f"{v:>{width}}" for v in row), file=out)
     if args.plot:
         drawn = ["confusion matrix"] + ["reliability diagram"] * ("reliability" in report) + ["ROC curve"] * (
             "roc" in report)

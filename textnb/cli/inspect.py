@@ -5,6 +5,7 @@ import sys
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import add_model_command, multilabel_model, top
 from textnb.cli.output import a_kind, counted, dumps, terms_kind
+from textnb.cli.streams import cell
 from textnb.core.errors import InputError
 from textnb.core.labels import label_names
 from textnb.core.model_io import picture_target
@@ -95,7 +96,7 @@ def run(args, out, err):
                  "mail": "rendered by spam_text"}.get(info["input"], info["input"]) + ")", file=out)
     print(f"classes: {len(info['classes'])}", file=out)
     for c, n in zip(info["classes"], info["class_count"]):
-        print(f"  {c}: {counted(float(n), 'document')}", file=out)
+        print(f"  {cell(c)}: {counted(float(n), 'document')}", file=out)
     selected = f" ({info['selected_terms']} selected for the model)" if "selected_terms" in info else ""
     print(f"vocabulary: {info['vocabulary_size']} terms{terms_kind(info.get('tokenizer') or {})}{selected}", file=out)
     if not any(info["informative_terms"].values()):  # (a lazy model: a naive Bayes per document classified)
@@ -104,7 +105,7 @@ def run(args, out, err):
         print(f"most informative terms (log-odds against the other classes, top {args.top}):", file=out)
     for c, terms in info["informative_terms"].items():
         if terms:
-            print(f"  {c}: " + ", ".join(f"{t} ({s:.2f})" for t, s in terms), file=out)
+            print(f"  {cell(c)}: " + ", ".join(f"{t} ({s:.2f})" for t, s in terms), file=out)
     _print_weights(weights, out)
     if args.plot:
         print(f"informative terms plot: {args.plot}", file=out)
@@ -122,7 +123,7 @@ def _print_weights(weights, out):
     if weights:
         print("APNBC class weights (probability scale; log):", file=out)
         for c, w in weights.items():
-            print(f"  {c}: {w['weight']:.6g} ({w['log_weight']:.4f})", file=out)
+            print(f"  {cell(c)}: {w['weight']:.6g} ({w['log_weight']:.4f})", file=out)
 
 
 def _inspect_network(args, outer, model, weights, out):
@@ -152,7 +153,7 @@ def _inspect_network(args, outer, model, weights, out):
         return 0
     print(f"model: {name}", file=out)
     _print_calibration({"calibration": method} if method is not None else {}, out)
-    print("classes: " + ", ".join(f"{c} ({n:g})" for c, n in zip(classes, class_count)), file=out)  # (as nb's)
+    print("classes: " + ", ".join(f"{cell(c)} ({n:g})" for c, n in zip(classes, class_count)), file=out)  # (as nb's)
     print(model.structure_text(), file=out)
     _print_weights(weights, out)
     if args.plot:
@@ -212,7 +213,7 @@ def _inspect_table(args, model, out):
     print(f"model: {info['model']}", file=out)
     _print_calibration(info, out)
     classes = info["classes"]
-    print("classes: " + ", ".join(f"{c} ({n:g})" for c, n in zip(classes, info["class_count"])), file=out)
+    print("classes: " + ", ".join(f"{cell(c)} ({n:g})" for c, n in zip(classes, info["class_count"])), file=out)
     if "nb_loo_errors" in info:  # a lazy model: its training objects, and what a rule must improve on
         print(f"training objects: {info['n_train']}; naive Bayes leave-one-out errors: {info['nb_loo_errors']} "
               f"(a rule is built per object classified; alpha {info['alpha']:g}, at least {info['min_errors']} "
@@ -274,14 +275,14 @@ def _inspect_spam(args, model, out):
     print(f"model: SpamScorer({settings}) (a spam filter's: spamfilter and textnb serve read it)", file=out)
     print(f"classes: {len(info['classes'])}", file=out)
     for c, n in zip(info["classes"], info["class_count"]):
-        print(f"  {c}: {counted(n, 'message')}", file=out)
+        print(f"  {cell(c)}: {counted(n, 'message')}", file=out)
     print(f"vocabulary: {info['vocabulary_size']} tokens (words, header fields, MIME parts and link hosts, each "
           f"counted once per message)", file=out)
     weight = "log-likelihood ratio of its presence" if model.method == "multinomial" else \
         "Robinson's f(w) as log-odds; tokens within min_dev of 1/2 are not scored"
     print(f"most informative tokens (log-odds towards the class: {weight}; top {args.top}):", file=out)
     for c, pairs in terms.items():
-        print(f"  {c}: " + (", ".join(f"{t} ({v:.2f})" for t, v in pairs) or "none"), file=out)
+        print(f"  {cell(c)}: " + (", ".join(f"{t} ({v:.2f})" for t, v in pairs) or "none"), file=out)
     if args.plot:
         print(f"informative tokens plot: {args.plot}", file=out)
     return 0
@@ -323,12 +324,12 @@ def _inspect_multilabel(args, model, out):
     print(f"labels: {len(names)}", file=out)
     for name, t, c in zip(names, ml.thresholds_, ml.constant_):
         note = {1: " (every training document has it)", 0: " (no training document has it)"}.get(int(c), "")
-        print(f"  {name}: threshold {_threshold_text(t)}{note}", file=out)
+        print(f"  {cell(name)}: threshold {_threshold_text(t)}{note}", file=out)
     print(f"vocabulary: {info['vocabulary_size']} terms", file=out)
     if any(terms.values()):
         print(f"most informative terms (log-odds of the label against the others, top {args.top}):", file=out)
         for name, pairs in terms.items():
-            print(f"  {name}: " + (", ".join(f"{t} {v:+.2f}" for t, v in pairs) or "-"), file=out)
+            print(f"  {cell(name)}: " + (", ".join(f"{t} {v:+.2f}" for t, v in pairs) or "-"), file=out)
     return 0
 
 

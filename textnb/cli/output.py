@@ -41,7 +41,7 @@ def print_summary(summary, as_json, out, *, read, details, name, seconds, counts
     if as_json:
         print(dumps(summary), file=out)
         return 0
-    listing = ", ".join(f"{c} {n}" for c, n in summary[counts].items())
+    listing = ", ".join(f"{cell(c)} {n}" for c, n in summary[counts].items())  # (a label's TAB or newline escaped)
     print(f"read {read} from {summary['source']}{note}: {listing}", file=out)
     for line in details:
         if line is not None:
