@@ -638,3 +638,16 @@ def test_uci_doc_figures_are_those_of_evaluate_with_its_default_seed(stem):
         report = json.loads(run("evaluate", data, "--numeric", numeric, "--json")[1])
         assert report["seed"] == 0
         assert round(100 * (1 - report["accuracy"]), 2) == error
+
+
+def test_a_class_of_utf16_files_is_said_to_be_utf16_by_train_as_by_predict(tmp_path):
+    """Found by a user trial: train called a class whose one file is UTF-16 text 'binary',
+    where predict says 'UTF-16 text (convert it to UTF-8)' of the same file."""
+    (tmp_path / "c" / "ham").mkdir(parents=True)
+    (tmp_path / "c" / "spam").mkdir()
+    (tmp_path / "c" / "ham" / "a.txt").write_text("hi there\n")
+    (tmp_path / "c" / "spam" / "b.txt").write_bytes("win cash".encode("utf-16"))
+    code, out, err = run("train", tmp_path / "c", "-o", tmp_path / "m.tnb")
+    assert code == 1 and err.count("\n") == 1, err
+    assert (f"every file of class 'spam' is binary or not UTF-8 (the first, {tmp_path / 'c' / 'spam' / 'b.txt'}: "
+            "UTF-16 text (convert it to UTF-8)) (1 skipped)") in err

@@ -445,7 +445,14 @@ def check_binary_classes(corpus, learned):
             where = next((str(q) for q in first.parents if q.name == empty[0]), where)
         n = sum(1 for c in corpus.labels if c == empty[0])
         more = f" (and {len(empty) - 1} more classes)" if len(empty) > 1 else ""
-        raise InputError(f"{where}: every file of class {empty[0]!r} is binary ({n} skipped){more}; "
+        why = "binary"
+        if isinstance(first, Path):  # a UTF-16 / UTF-32 text said so, with the fix, as predict says it of a file
+            from textnb.io.corpus import skipped_reason
+
+            reason = skipped_reason(first)
+            if reason != "binary file":
+                why = f"binary or not UTF-8 (the first, {first}: {reason})"
+        raise InputError(f"{where}: every file of class {empty[0]!r} is {why} ({n} skipped){more}; "
                          f"no documents to learn it from")
 
 
