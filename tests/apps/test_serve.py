@@ -208,11 +208,16 @@ def test_bad_requests_get_an_error_and_the_daemon_goes_on(spam_model, sock_dir):
             b"SPAM 3 colour=red\nabc": b"ERR unknown option",
             b"SPAM 3 headers=yes\nabc": b"ERR bad value for headers: 'yes'",  # (was read as headers=0)
             b"SPAM 3 max_bytes=+15\nabc": b"ERR bad value for max_bytes: '+15'",  # (int() took it)
+            # (found by a user trial: both were taken, where spamfilter refuses them)
+            b"SPAM 3 max_bytes=99999999999999999999\nabc": b"ERR bad value for max_bytes: '9999",
+            b"SPAM 3 spam_cutoff=0.9 spam_cutoff=0.5\nabc": b"ERR option spam_cutoff given twice",
             b"SPAM 3\n   ": b"ERR stdin: empty message",
             b"CLASSIFY 5\n{bad}": b"ERR the request is not valid JSON",
             b"CLASSIFY 2\n[]": b"ERR the request must be a JSON object",
             b"\xff\xfe\n": b"ERR unknown request",
-            b"SPAM 10\nshort": b"",  # the client hangs up early: nothing to answer
+            # a request cut short (the client's side closed): one ERR line, as spamd's Content-length
+            # mismatch (found by a user trial: the connection closed without a word)
+            b"SPAM 10\nshort": b"ERR SPAM: the request ended after 5 of its 10 bytes",
         }
         for request, reply in cases.items():
             got = raw_request(sock, request)
@@ -324,6 +329,11 @@ def test_http_errors_and_the_daemon_goes_on(topic_model):
         conn.endheaders()  # no Content-Length
         assert conn.getresponse().status == 411
         conn.close()
+        # a body shorter than its Content-Length, the client's side closed: 400, said so (was: closed, no answer)
+        cut = raw_request(("127.0.0.1", port), b"POST /classify HTTP/1.1\r\nHost: x\r\nContent-Length: 40\r\n\r\n"
+                          b'{"texts": ["cheap"]}')
+        assert cut.startswith(b"HTTP/1.0 400") or cut.startswith(b"HTTP/1.1 400"), cut[:80]
+        assert b"the request body ended after 20 of its 40 bytes" in cut
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         conn.request("GET", "/model")
         info = json.loads(conn.getresponse().read())

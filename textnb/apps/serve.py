@@ -101,7 +101,7 @@ import time
 from textnb.io import mail
 from textnb.io.corpus import model_max_bytes
 from textnb.io.fasttext import line_texts, stored_label_prefix
-from textnb.io.files import file_identity
+from textnb.io.files import MAX_BYTES_CAP, file_identity
 from textnb.core.errors import InputError, ModelFileError, TextnbError, missing_reason, unicode_strings
 from textnb.core.wrapping import reads_documents
 from textnb.apps import protocol
@@ -557,12 +557,14 @@ def _options(words):
         key, eq, value = word.partition("=")
         if not eq:
             raise InputError(f"malformed option {word!r} (expected key=value)")
+        if key in opts:  # (the command line refuses a flag given twice with two values no more than this)
+            raise InputError(f"option {key} given twice")
         try:
             if key in ("spam_cutoff", "ham_cutoff"):
                 opts[key] = _cutoff(float(value), key)
             elif key == "max_bytes":
                 opts[key] = protocol.parse_length(value)  # (ASCII digits, as every byte count)
-                if not opts[key]:
+                if not opts[key] or opts[key] > MAX_BYTES_CAP:  # (spamfilter --max-bytes's bounds: 1 to 4G)
                     raise ValueError
             elif key == "headers":
                 if value not in ("0", "1"):  # (headers=yes read as off, without a word)
@@ -616,8 +618,9 @@ class _MailHandler(StreamHandler):
             raise _Reply(f"request of {n} bytes is over the limit of {owner.max_request} bytes "
                          "(textnb serve --max-request)")
         body = self.rfile.read(n)
-        if len(body) < n:
-            raise OSError("short body")
+        if len(body) < n:  # (a client that half-closed its side still reads the answer: ERR, as spamd's
+            # Content-length mismatch; one gone altogether gets nothing, the send failing quietly)
+            raise _Reply(f"{words[0]}: the request ended after {len(body)} of its {n} bytes")
         return n, body
 
     def _answer(self, owner, words):
@@ -763,8 +766,12 @@ class _HTTPHandler(DeadlineReading, http.server.BaseHTTPRequestHandler):
                                        "bytes (textnb serve --max-request)"}, close=True)
             return
         body = self.rfile.read(n)
-        if len(body) < n:
-            self.close_connection = True
+        if len(body) < n:  # (as the socket's and spamd's short requests are answered)
+            try:
+                self._reply(400, {"error": f"the request body ended after {len(body)} of its {n} bytes "
+                                           "(Content-Length)"}, close=True)
+            except OSError:  # (the client gone altogether)
+                self.close_connection = True
             return
         try:
             self._reply(200, classify_texts(owner.holder.get(), _json(body, owner), max_texts=owner.max_texts,

@@ -40,6 +40,7 @@ import math
 import os
 
 from textnb.core import model_schema
+from textnb.io.files import MAX_BYTES_CAP
 
 __all__ = ["bounded", "threshold", "jobs", "df_value", "select_spec", "scheduler", "size", "MAX_ALPHA", "MAX_BINS",
            "MAX_NGRAM", "MAX_BYTES", "MAX_TERMS", "MAX_TOP", "MAX_JOBS", "JOBS_PER_CPU", "cpu_count"]
@@ -51,7 +52,7 @@ MAX_BINS = 10_000
 #: Largest n-gram order (``--ngram``): what a model file may hold, the one bound.
 MAX_NGRAM = model_schema.MAX_NGRAM
 #: Largest ``--max-bytes`` (bytes of one document or message read).
-MAX_BYTES = 4 * 1024**3
+MAX_BYTES = MAX_BYTES_CAP
 #: Largest ``--max-features``, ``--select`` K and ``--min-df`` / ``--max-df`` count: the
 #: largest dimension a model file may declare.
 MAX_TERMS = model_schema.MAX_DIM

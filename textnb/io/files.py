@@ -33,6 +33,9 @@ DEFAULT_LABEL_PREFIX = "__label__"
 #: of short ones (20 Newsgroups' 2,000, 4 MB) are not affected. The results do not
 #: depend on where batches end.
 BATCH_BYTES = 8 << 20
+#: Largest cap on the bytes read of one document or message (``--max-bytes``, the socket's
+#: ``max_bytes=``): the one bound of every place a user sets it.
+MAX_BYTES_CAP = 4 * 1024**3
 
 
 def file_identity(path, stat_result=None):
