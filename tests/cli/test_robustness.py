@@ -771,6 +771,18 @@ def test_token_pattern_with_two_groups(tmp_path):
     one_error_line(err, "token_pattern may capture at most one group")
 
 
+@pytest.mark.parametrize("pattern", ["", r"\w*", r"(\w+)?", "a|"])
+def test_a_token_pattern_matching_the_empty_string_is_refused(tmp_path, pattern):
+    """Found by a user trial: --token-pattern '' trained a model of one term, the empty one
+    (exit 0). A pattern that matches the empty string is refused, by the library too."""
+    tsv(tmp_path / "c.tsv", zip(LABELS, DOCS))
+    rc, _, err = cli("train", tmp_path / "c.tsv", "-o", tmp_path / "m.tnb", "--token-pattern", pattern)
+    assert rc == 1 and not (tmp_path / "m.tnb").exists()
+    one_error_line(err, f"token_pattern {pattern!r} matches the empty string")
+    with pytest.raises(ValueError, match="matches the empty string"):
+        textnb.Vectorizer(token_pattern=pattern).fit(["a b", "c d"])
+
+
 def test_huge_ngram_order_is_bounded_by_the_documents(tmp_path):
     tsv(tmp_path / "c.tsv", zip(LABELS, DOCS))
     rc, _, _ = cli("train", tmp_path / "c.tsv", "-o", tmp_path / "m.tnb", "--ngram", str(10**9))
