@@ -298,3 +298,31 @@ def test_no_header_on_the_mixed_table_path(tmp_path):
     assert rc != 0  # (no column att2: it has a header row)
     rc, out, err = cli("train", tmp_path / "h.csv", "--text-column", "2", "-o", tmp_path / "h.tnb")
     assert "looks like data" in err and "--no-header" in err, err
+
+
+def test_a_tsv_file_is_read_with_one_quoting_rule_as_a_corpus_and_as_a_table(tmp_path):
+    """Found by a user trial: a TSV file whose text starts with a quote was a text corpus
+    (the quote is text) but refused as a mixed table ("'\\t' expected after '\\"'"), so the
+    bundled SMS collection (its line 283) could not be read with --text-column. A TSV file
+    has no quoting, for every reader; a CSV file's cells are quoted as RFC 4180 says."""
+    from conftest import SMS_TSV
+
+    tsv = tmp_path / "q.tsv"
+    tsv.write_text('label\ttext\nham\t"Happy day" I know\nspam\twin cash\n', encoding="utf-8")
+    corpus, table = tmp_path / "c.tnb", tmp_path / "t.tnb"
+    assert cli("train", tsv, "-o", corpus)[0] == 0
+    rc, out, err = cli("train", tsv, "--text-column", "text", "--class", "label", "-o", table)
+    assert rc == 0, err
+    rc, out, err = cli("predict", table, tsv, "--json")
+    assert rc == 0, err
+    assert [json.loads(line)["label"] for line in out.splitlines()] == ["ham", "spam"]
+    rows = SMS_TSV.read_text(encoding="utf-8").splitlines()[:400]
+    sms = tmp_path / "sms.tsv"
+    sms.write_text("label\ttext\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    assert any(row.split("\t", 1)[1].startswith('"') for row in rows)
+    rc, out, err = cli("train", sms, "--text-column", "text", "--class", "label", "-o", table)
+    assert rc == 0 and "read 400 rows" in out, err
+    quoted = tmp_path / "q.csv"  # (a CSV file's quotes still quote: a comma inside one is text)
+    quoted.write_text('label,text\nham,"Happy, day"\nspam,win cash\n', encoding="utf-8")
+    rc, out, err = cli("train", quoted, "--text-column", "text", "--class", "label", "-o", table, "--json")
+    assert rc == 0, err

@@ -39,7 +39,7 @@ import numpy as np
 
 from textnb.core.errors import DataWarning, InputError, empty_input
 from textnb.core.attributes import MAX_COLUMNS, Attribute, found_values, repeated
-from textnb.io.corpus import checked_rows, read_piped, read_text_file, row_width_error
+from textnb.io.corpus import checked_rows, csv_quoting, read_piped, read_text_file, row_width_error
 from textnb.io.files import open_regular_binary
 from textnb.io.jsonlines import is_json_lines, json_fields
 from textnb.io.numbers import is_number, parse_number
@@ -144,7 +144,8 @@ def read_header(path, *, encoding=None, data=None, header=True):
     if is_json_lines(path, head):  # (its fields: read as a text corpus, refused as a table)
         return json_fields(head)
     try:
-        first = next(csv.reader(sample.splitlines(), delimiter=_delimiter(path, sample)))
+        delimiter = _delimiter(path, sample)
+        first = next(csv.reader(sample.splitlines(), delimiter=delimiter, quoting=csv_quoting(delimiter)))
     except (csv.Error, StopIteration):
         raise InputError(f"{path}:1: cannot read the {'header' if header else 'first'} row") from None
     return [h.strip() for h in first] if header else positional_names(len(first))
@@ -289,7 +290,9 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
     types = dict(types or {})
     text = _read_text(path, encoding, data=data)
     # the corpus reader's rows: a quoted cell may hold line breaks, one never closed is an error
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(path, text[:65536]), strict=True)
+    delimiter = _delimiter(path, text[:65536])
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=csv_quoting(delimiter),
+                        strict=True)
     rows = list(checked_rows(path, reader))  # (line, cells)
     first = [h.strip() for h in rows[0][1]] if rows else []
     if not header:
