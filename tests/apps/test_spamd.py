@@ -23,7 +23,7 @@ from textnb.apps.filtering import digest_key, listed, message_digest
 from textnb.apps.spamd import check_user_name, parse_address, tell
 from textnb.apps.verdict import spamd_fields
 from textnb.cli.mailfilters import filter_main
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, TextnbError
 from textnb.core.model_io import load
 
 from test_serve import HAM_WORDS, SPAM_WORDS, mail_bytes, make_spam_model
@@ -1116,3 +1116,16 @@ def test_forgetting_a_message_never_learned_is_a_no_op_and_never_touches_the_cou
         with pytest.raises(InputError):
             update_model(model, unregister=[("spam", msg)])
         assert model.read_bytes() == before
+
+
+def test_a_tell_refused_on_a_damaged_model_leaves_no_journal(tmp_path):
+    """Found by a user trial: a TELL refused because the model file was damaged left an empty
+    MODEL.learned beside it (update_model's own refusals leave none)."""
+    from textnb.apps.filtering import journal_path
+
+    model = tmp_path / "m.tnb"
+    model.write_bytes(b"PK\x03\x04 not a model at all")
+    with pytest.raises(TextnbError):
+        tell(model, b"Subject: hi\n\nbody\n", set_class="spam")
+    assert not os.path.lexists(journal_path(model))
+    assert model.read_bytes() == b"PK\x03\x04 not a model at all"

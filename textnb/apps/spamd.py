@@ -408,6 +408,7 @@ def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None):
         digest, before = listed(seen, digest_key(data))
         if (before is None) if remove else (before == set_class):
             return False
+        existed = os.path.lexists(journal)
         fd = open_journal(journal)
         try:
             if remove:
@@ -424,6 +425,13 @@ def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None):
                 _write_journal(journal, seen, identity)
             else:
                 _note_in_journal(fd, journal, seen, lines, [(digest, set_class)], identity, complete)
+        except BaseException:
+            # a TELL refused (a damaged model file, a message it cannot forget) leaves no journal where
+            # there was none (found by a user trial: an empty MODEL.learned stayed), as update_model's own
+            if not existed and not os.fstat(fd).st_size:
+                with contextlib.suppress(OSError):
+                    os.unlink(journal)
+            raise
         finally:
             os.close(fd)
         return True
