@@ -554,7 +554,8 @@ def pattern_problem(pattern):
     inside a repeat of more than one (star height > 1: ``(\\w+\\s?)+``, ``(a*)*``);
     an unbounded repeat of an alternation (``(a|ab)*``). These are the shapes of
     exponential backtracking in a backtracking matcher such as :mod:`re`. Also refused:
-    more than :data:`MAX_PATTERN_DEGREE` unbounded repeats one after another
+    a pattern that matches the empty string (every position of a text would be an empty
+    token); more than :data:`MAX_PATTERN_DEGREE` unbounded repeats one after another
     (``\\w*\\w*\\w*x``), whose backtracking is a polynomial of that degree. What is left
     matches in time at most cubic in a run of text the repeats match (for ordinary token
     patterns, linear in the text).
@@ -568,6 +569,8 @@ def pattern_problem(pattern):
         return f"token pattern {pattern[:60]!r} does not compile ({exc})"
     if compiled.groups > 1:
         return "token pattern captures more than one group"
+    if compiled.fullmatch("") is not None:  # (a model of the empty term: every position an empty token)
+        return f"token pattern {pattern[:60]!r} matches the empty string"
     problem = _walk(parsed, outer_repeat=False)
     if not problem and _degree(parsed) > MAX_PATTERN_DEGREE:
         problem = (f"chains {_degree(parsed)} unbounded repeats one after another (polynomial backtracking: "

@@ -225,7 +225,11 @@ class CountKernel:
         returns it (:meth:`fit`, the estimator's ``fit`` and ``partial_fit``)."""
         from textnb.core.stats import class_indicator
 
-        return table.add(self.features(params, X), class_indicator(y_index, table.class_count.shape[0], weights))
+        return table.add(self.fit_features(params, X), class_indicator(y_index, table.class_count.shape[0], weights))
+
+    def fit_features(self, params, X):
+        """:meth:`features` as a fit counts them (a kernel may check them there: Bernoulli's)."""
+        return self.features(params, X)
 
     def joint_log_likelihood(self, params, state, fitted, X):
         """The joint log-likelihood of the counts ``X`` under the model of ``state`` whose
@@ -319,14 +323,6 @@ class BernoulliKernel(CountKernel):
         ``binarize`` is None."""
         binarize = params["binarize"]
         if binarize is None:
-            # presence as given: a value outside [0, 1] would count a term in more of a class's
-            # documents than it has (a probability over 1, NaN log-probabilities, as scikit-learn
-            # gives); refused instead
-            values = X.data if hasattr(X, "data") and not isinstance(X, np.ndarray) else np.asarray(X)
-            if values.size and not (values.min() >= 0 and values.max() <= 1):
-                raise ValueError("BernoulliNB(binarize=None) takes presence values in [0, 1] (a fraction for an "
-                                 f"uncertain presence); got values from {values.min():g} to {values.max():g}: "
-                                 "leave binarize at 0.0 to count each term's presence")
             return X
         if isinstance(binarize, bool) or not isinstance(binarize, Real) or not binarize >= 0:
             # as scikit-learn: a negative threshold would count the implicit zeros of a
@@ -340,6 +336,18 @@ class BernoulliKernel(CountKernel):
             Xb.eliminate_zeros()
             return Xb
         return (X > binarize).astype(np.float64)
+
+    def fit_features(self, params, X):
+        """:meth:`features` to count: with ``binarize`` None, presence as given, a value outside
+        [0, 1] refused (it would count a term in more of a class's documents than it has: a
+        probability over 1, NaN log-probabilities, as scikit-learn gives). Scoring takes any."""
+        if params["binarize"] is None:
+            values = X.data if hasattr(X, "data") and not isinstance(X, np.ndarray) else np.asarray(X)
+            if values.size and not (values.min() >= 0 and values.max() <= 1):
+                raise ValueError("BernoulliNB(binarize=None) takes presence values in [0, 1] (a fraction for an "
+                                 f"uncertain presence); got values from {values.min():g} to {values.max():g}: "
+                                 "leave binarize at 0.0 to count each term's presence")
+        return self.features(params, X)
 
     def estimate(self, params, state):
         alpha = self.check_params(params, state["feature_count_"].shape[1])

@@ -475,7 +475,7 @@ def held_out_predictions(X, y_index, n_classes, classes, splits, finals, sample_
 
     for kernel, params in finals:
         if key(kernel, params) not in sums:
-            Xc = sp.csr_matrix(kernel.features(params, X))
+            Xc = sp.csr_matrix(kernel.fit_features(params, X))
             Y = class_indicator(y_index, n_classes, sample_weight)
             sums[key(kernel, params)] = (Xc, np.asarray((Y.T @ Xc).todense()),
                                          np.bincount(y_index, weights=sample_weight, minlength=n_classes))
