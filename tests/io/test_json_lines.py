@@ -210,3 +210,15 @@ def test_multi_label_json_lines_of_the_sms_collection(tmp_path):
     assert set(json.loads(out)["per_label"]) == {"ham", "spam"}
     bad = _jsonl(tmp_path / "b.jsonl", rows, make=lambda lab, t, i: {"text": t, "label": [lab] if i != 9 else [{"x": 1}]})
     _refused(("train", bad, "-o", tmp_path / "b.tnb"), f"{bad}:10: field 'label' holds a JSON object or a list of lists")
+
+
+def test_empty_labels_in_a_json_lines_label_list_are_left_out(tmp_path):
+    """Found by a user trial: {"labels": ["xx", ""]} trained a label named "" (predict then
+    printed an empty label), where a label file's empty label is left out and fastText's bare
+    __label__ refused. Empty and blank strings are left out of a label list."""
+    rows = [{"text": f"hello world {i}", "label": ["xx", ""] if i % 2 else ["yy", "  "]} for i in range(12)]
+    path = tmp_path / "e.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    rc, out, err = cli("train", path, "-o", tmp_path / "e.tnb", "--json")
+    assert rc == 0, err
+    assert set(json.loads(out)["per_label"]) == {"xx", "yy"}
