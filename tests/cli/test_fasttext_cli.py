@@ -425,3 +425,24 @@ def test_a_label_given_twice_on_a_line_is_counted_twice_as_fasttexts_meter_count
     # the same line with the label once: 2 labels to recall
     test.write_text("__label__spam buy cheap pills\n__label__ham meeting noon\n", encoding="utf-8")
     assert run("test", model, test)[1] == "N\t2\nP@1\t1\nR@1\t1\n"
+
+
+def test_predict_of_a_multi_label_model_on_a_fasttext_file_prints_its_accuracy(tmp_path):
+    """Found by a user trial: a single-label model's predict of a labelled fastText file printed
+    its accuracy on stderr (P@1: the top label one of the line's), a multi-label model's
+    nothing, where docs/fasttext.md promises it of every model."""
+    from conftest import MULTI
+
+    corpus = tmp_path / "ml.ft"
+    corpus.write_text(MULTI, encoding="utf-8")
+    model = tmp_path / "ml.tnb"
+    assert run("train", corpus, "-o", model)[0] == 0
+    rc, out, err = run("predict", model, corpus, "--json")
+    assert rc == 0, err
+    lines = MULTI.splitlines()
+    records = [json.loads(line) for line in out.splitlines()]
+    assert len(records) == len(lines)
+    rc, out, _ = run("predict", model, corpus, "--top", "1", "--json")
+    top = [json.loads(line)["labels"][0]["label"] for line in out.splitlines()]
+    right = sum(f"__label__{t}" in line.split() for t, line in zip(top, lines))
+    assert err == f"{corpus}: accuracy {right / len(lines):.4f} ({right} of {len(lines)} lines with a label)\n"

@@ -89,10 +89,13 @@ def _predict_multilabel(args, model, out, err):
     whole = getattr(ml, "strategy_", None) == "pcut" and not ranked(args)
     pending = []  # (sources, log-odds) of the batches scored, for PCut
 
-    def emit(sources, texts):
+    def emit(sources, texts, tally=None, labels=None):
         if not texts:
             return
         lo = label_log_odds(model, texts)  # (a file's scorer reads them from its arrays)
+        if tally is not None:  # a fastText file's P@1, as for a single-label model: the top label one of the line's
+            top = [names[k] for k in np.argmax(lo, axis=1)]
+            tally.add(names, lo, [t if t in labs else (labs[0] if labs else None) for t, labs in zip(top, labels)])
         if whole:
             pending.append((list(sources), lo))
             return
@@ -138,9 +141,11 @@ def _predict_multilabel(args, model, out, err):
     for path in args.paths or ["-"]:
         if as_fasttext(path, args.label_prefix, args.rows):  # one document per line, as train reads it
             start = 0
-            for chunk in line_chunks(path, args.label_prefix, max_bytes):
-                emit([f"{path}:{start + i + 1}" for i in range(len(chunk))], chunk)
+            tally = Accuracy(path, "label", unit="line")  # (its accuracy on stderr, as a single-label model's)
+            for chunk, labels in line_chunks(path, args.label_prefix, max_bytes, with_labels=True):
+                emit([f"{path}:{start + i + 1}" for i in range(len(chunk))], chunk, tally, labels)
                 start += len(chunk)
+            tally.report(err)
             continue
         if as_rows(path, args.rows):
             name = input_name(path)
