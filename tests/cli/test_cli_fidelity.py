@@ -249,6 +249,27 @@ def multilabel_corpus(tmp_path):
     return tmp_path, truth
 
 
+def test_evaluate_with_a_label_file_takes_a_fasttext_test_file_with_its_own_labels(multilabel_corpus):
+    """Found by a user trial: ``evaluate FOLDER --labels FILE --test X.ft`` said 'X.ft: not a
+    folder' (the label file was applied to the test file too); the fastText test file carries
+    its own labels: the report is that of the same training documents given as a fastText file."""
+    import json
+
+    tmp, truth = multilabel_corpus
+    names = sorted(truth)
+    ft = lambda ids: "".join(" ".join(f"__label__{lab}" for lab in truth[i]) + " "  # noqa: E731
+                             + (tmp / "flat" / f"{i}.txt").read_text() + "\n" for i in ids)
+    (tmp / "train.ft").write_text(ft(names))
+    (tmp / "test.ft").write_text(ft(names[:20]))
+    code, out, err = run("evaluate", tmp / "flat", "--labels", tmp / "labels.tsv", "--test", tmp / "test.ft", "--json")
+    assert code == 0, err
+    code, same, err = run("evaluate", tmp / "train.ft", "--test", tmp / "test.ft", "--json")
+    assert code == 0, err
+    drop = ("seconds", "source")
+    assert {k: v for k, v in json.loads(out).items() if k not in drop} == \
+        {k: v for k, v in json.loads(same).items() if k not in drop}
+
+
 def test_train_multilabel_folders_and_label_file_give_the_same_model(multilabel_corpus):
     import json
 

@@ -109,9 +109,14 @@ def _multilabel_params(args):
 
 
 def _read(args, test=True, path=None):
+    import os
+
     from textnb.io.inputs import InputOptions, open_multilabel_input
 
-    return open_multilabel_input(path or args.path, InputOptions.from_namespace(args), label_file=args.labels,
+    # --labels lists a folder's documents: a --test file (fastText, JSON Lines, a label file's TSV) carries
+    # its own labels (found by a user trial: 'X.ft: not a folder', where --test X.ft without --labels works)
+    labels = args.labels if path is None or os.path.isdir(path) else None
+    return open_multilabel_input(path or args.path, InputOptions.from_namespace(args), label_file=labels,
                                  strict=args.strict, separate_documents=args.separate_documents, test=test)
 
 
