@@ -268,3 +268,19 @@ def test_aode_parts_that_list_nominal_values_in_another_order_merge_into_the_who
         assert sorted(model.attributes[1].values) == sorted({"big", "small", last_size})
         assert np.array_equal(model.predict(query.X), whole.predict(table.X))
         assert np.allclose(model.predict_proba(query.X), whole.predict_proba(table.X), rtol=0, atol=1e-9)
+
+
+def test_a_model_that_merges_with_nothing_is_named_so_in_either_order(tmp_path):
+    """Found by a user trial: `merge A.tnb L.tnb` (a naive Bayes table model, then an LBR one)
+    said 'cannot merge a Discretized model into A.tnb', an internal class; `merge L.tnb A.tnb`
+    said the reason. The reason now comes first, in either order."""
+    table = tmp_path / "t.csv"
+    table.write_text("a,b,c\n1,x,p\n2,y,q\n3,x,q\n4,y,p\n5,x,p\n6,y,q\n")
+    nb, lbr = tmp_path / "A.tnb", tmp_path / "L.tnb"
+    assert cli("train", table, "-o", nb)[0] == 0
+    assert cli("train", table, "--lazy", "lbr", "-o", lbr)[0] == 0
+    for parts in ((nb, lbr), (lbr, nb)):
+        rc, _, err = cli("merge", *parts, "-o", tmp_path / "M.tnb")
+        assert rc == 1
+        one_error_line(err, f"{lbr}: an LBR model cannot be merged (")
+        assert not (tmp_path / "M.tnb").exists()

@@ -221,6 +221,10 @@ def run(args, out, err):
     for path, model in zip(args.models, models):  # the reason before any difference of kinds
         if not isinstance(model, CountTextModel) and _multilabel(model):
             raise InputError(_multilabel_refusal(path))
+    for path, model in zip(args.models, models):  # a model that merges with nothing, said so before any difference of
+        refusal = None if isinstance(model, CountTextModel) else _refusal(path, model)  # kinds (found by a user trial:
+        if refusal:  # an LBR model second was 'a Discretized model', first 'an LBR model cannot be merged')
+            raise InputError(refusal)
     kinds = ["TextClassifier" if isinstance(m, CountTextModel) else kind_of(m) for m in models]
     for path, kind in zip(args.models[1:], kinds[1:]):  # the one kind check, before any estimator is built
         if kind != kinds[0]:
