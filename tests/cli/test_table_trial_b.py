@@ -278,3 +278,24 @@ def test_the_train_summary_counts_every_kind_of_attribute(tmp_path):
     rc, out, err = cli("train", data, "-o", tmp_path / "m.tnb", "--json")
     summary = json.loads(out)
     assert (summary["attributes"], summary["nominal_attributes"], summary["numeric_attributes"]) == (3, 2, 1)
+
+
+def test_predict_names_the_classes_the_model_never_saw_and_evaluate_a_missing_class_column(tmp_path):
+    """Found by a user trial: predict of a table whose class column holds a class the model
+    never saw counted those rows wrong without a word (evaluate --test names them), and
+    evaluate --test of a file without the class column said 'no test row has a known class'."""
+    from conftest import REPO
+
+    weather = REPO / "corpora" / "weather.numeric.arff"
+    model = tmp_path / "nb.tnb"
+    assert cli("train", weather, "-o", model)[0] == 0
+    query = tmp_path / "q.csv"
+    query.write_text("outlook,temperature,humidity,windy,play\nsunny,60,90,TRUE,no\nrainy,70,80,TRUE,maybe\n")
+    rc, out, err = cli("predict", model, query)
+    assert rc == 0 and len(out.splitlines()) == 2
+    assert err.endswith("(1 of 2 rows with a class value; 1 row of a class the model never saw (maybe), counted wrong)\n")
+    bare = tmp_path / "bare.csv"
+    bare.write_text("outlook,temperature,humidity,windy\nsunny,60,90,TRUE\n")
+    rc, _, err = cli("evaluate", weather, "--test", bare)
+    assert rc == 1
+    one_error_line(err, f"{bare}: no class column 'play' (the training table's): there is nothing to measure")

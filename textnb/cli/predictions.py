@@ -83,12 +83,17 @@ class Accuracy:
         self.name, self.column, self.unit = name, column, unit
         self.correct = self.counted = self.unlabelled = 0
         self.weighed = None  # (right, total) instance weights of the counted rows: a table with weights
+        self.unseen = {}  # label the model never saw -> its rows (counted wrong, and said so)
 
     def add(self, classes, proba, labels, sample_weight=None):
         labels = np.asarray(labels, dtype=object)
         known = np.array([v is not None for v in labels], dtype=bool)
         predicted = np.asarray(classes, dtype=object)[np.argmax(proba, axis=1)]
         right = predicted[known] == labels[known].astype(str)
+        names = {str(c) for c in classes}
+        for label in labels[known].astype(str):
+            if label not in names:
+                self.unseen[label] = self.unseen.get(label, 0) + 1
         self.correct += int(np.sum(right))
         self.counted += int(known.sum())
         self.unlabelled += int((~known).sum())
@@ -109,6 +114,11 @@ class Accuracy:
         n = self.unlabelled
         lacking = "a class value" if self.column == "class value" else "a label"  # (a table's rows: its class)
         skipped = f"; {counted(n, self.unit)} without {lacking} not counted" if n else ""
+        if self.unseen:  # (as evaluate --test names them: found by a user trial, they were counted wrong silently)
+            rows = sum(self.unseen.values())
+            names = ", ".join(cell(v) for v in sorted(self.unseen)[:5]) + (", ..." if len(self.unseen) > 5 else "")
+            skipped += (f"; {counted(rows, self.unit)} of {'a class' if len(self.unseen) == 1 else 'classes'} the "
+                        f"model never saw ({names}), counted wrong")
         if self.counted:
             print(f"{self.name}: accuracy {self.correct / self.counted:.4f} ({self.correct} of "
                   f"{counted(self.counted, self.unit)} "
