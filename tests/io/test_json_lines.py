@@ -222,3 +222,21 @@ def test_empty_labels_in_a_json_lines_label_list_are_left_out(tmp_path):
     rc, out, err = cli("train", path, "-o", tmp_path / "e.tnb", "--json")
     assert rc == 0, err
     assert set(json.loads(out)["per_label"]) == {"xx", "yy"}
+
+
+def test_an_object_without_the_text_field_is_refused_naming_its_line(tmp_path):
+    """Found by a user trial: a JSON Lines row without the text field was trained as an empty
+    document, where a CSV row without its text cell is refused. An empty text ("") is a text."""
+    rows = ['{"label": "ham", "text": "hello there"}', '{"label": "spam", "text": ""}', '{"label": "spam"}']
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    rc, _, err = cli("train", path, "-o", tmp_path / "m.tnb")
+    assert rc == 1 and not (tmp_path / "m.tnb").exists()
+    one_error_line(err, f"{path}:3: no field 'text' (the first object's fields are the corpus's columns)")
+    path.write_text("\n".join(rows[:2]) + '\n{"label": "ham", "text": "lunch"}\n', encoding="utf-8")
+    assert cli("train", path, "-o", tmp_path / "m.tnb")[0] == 0
+    query = tmp_path / "q.jsonl"  # (predict: a row without a label is a row to predict; without a text, refused)
+    query.write_text('{"label": "ham", "text": "hello"}\n{"text": "win"}\n{"label": "ham"}\n', encoding="utf-8")
+    rc, out, err = cli("predict", tmp_path / "m.tnb", query)
+    assert rc == 1
+    one_error_line(err, f"{query}:3: no field 'text'")

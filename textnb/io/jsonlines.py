@@ -96,6 +96,14 @@ class _JsonValue(str):
         return "list" if isinstance(self.value, list) else "object"
 
 
+class _Absent(str):
+    """The cell of a field an object lacks: an empty string, told from an empty value
+    (:func:`check_json_cells` refuses it where the row's text should be)."""
+
+
+_ABSENT = _Absent("")
+
+
 def _cell(value):
     if isinstance(value, str):
         return value
@@ -138,13 +146,17 @@ def json_rows(path, raw, cap, decode):
                                  f"label and a text field)")
             header = list(obj)
             yield n, [str(k) for k in header]
-        yield n, [_cell(obj.get(k)) for k in header]
+        yield n, [_cell(obj[k]) if k in obj else _ABSENT for k in header]
 
 
 def check_json_cells(path, line, header, row, columns):
     """InputError when a cell of ``row`` (at ``line``) in one of ``columns`` (indices; None
-    skipped) holds a list or an object: the label or text field a corpus reads."""
+    skipped) holds a list or an object, or its object lacks the field: the label or text
+    field a corpus reads."""
     for k in columns:
+        if k is not None and row[k] is _ABSENT:  # (found by a user trial: read as an empty document)
+            raise InputError(f"{path}:{line}: no field {header[k]!r} (the first object's fields are the corpus's "
+                             "columns)")
         if k is not None and type(row[k]) is _JsonValue:
             what = row[k].kind
             hint = (" (a file whose first object's label field holds a list is read as a multi-label corpus)"
