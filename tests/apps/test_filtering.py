@@ -4,6 +4,7 @@ import hashlib
 import io
 import multiprocessing
 import os
+import shutil
 import random
 
 import numpy as np
@@ -911,33 +912,66 @@ def test_predict_max_bytes_cuts_a_spamfilter_model_s_message_not_its_rendering(c
 
 
 # -- session 18: the topicfilter trial ---------------------------------------------------
-@pytest.mark.parametrize("step", ["rename", "unlink"])
+@pytest.mark.parametrize("step", ["link", "unlink", "unlink after a copy"])
 def test_an_interrupt_during_a_move_never_loses_the_document(topic_model, tmp_path, monkeypatch, step):
-    """A Ctrl-C right after --move's rename (or, for a copy-then-delete move, after the
-    source's unlink) deleted the only copy: the placeholder's clean-up ran on the moved
-    file. The signal now waits for the step's end; the document is whole in OUT."""
+    """A Ctrl-C right after --move's link of the document into OUT (or after the source's
+    unlink, of a move by a hard link or of one across file systems, copied then deleted)
+    deleted the only copy once: the clean-up ran on the moved file. The signal waits for the
+    step's end; the document is whole in OUT."""
     import signal
 
     src = tmp_path / "in"
     src.mkdir()
     (src / "a.txt").write_text("cheap pills casino prize")
     route = next(plan_routes(topic_model, [src / "a.txt"], tmp_path / "out"))
-    real = getattr(os, step)
+    name = "link" if step == "link" else "unlink"
+    real, real_link = getattr(os, name), os.link
 
     def interrupted(*args, **kwargs):
         result = real(*args, **kwargs)
-        if step != "rename" or args[0] == route.path:
+        if name == "unlink" or os.fspath(args[0]) == os.fspath(route.path):
             signal.raise_signal(signal.SIGINT)
         return result
 
-    monkeypatch.setattr(os, step, interrupted)
-    if step == "unlink":  # a move across file systems: copy, then unlink the source
-        monkeypatch.setattr(os, "rename", lambda *a: (_ for _ in ()).throw(OSError(18, "cross-device")))
+    def cross_device(path, *args, **kwargs):  # the source on another file system: no hard link of it
+        if os.fspath(path) == os.fspath(route.path):
+            raise OSError(18, "Invalid cross-device link")
+        return real_link(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, name, interrupted)
+    if step == "unlink after a copy":
+        monkeypatch.setattr(os, "link", cross_device)
     with pytest.raises(KeyboardInterrupt):
         apply_route(route, move=True)
     monkeypatch.undo()
     moved = tmp_path / "out" / route.label / "a.txt"
     assert moved.read_text() == "cheap pills casino prize" and not (src / "a.txt").exists()
+    assert sorted(os.listdir(moved.parent)) == ["a.txt"]  # (no temporary file left)
+
+
+def test_a_copy_is_never_under_its_final_name_until_whole(topic_model, tmp_path, monkeypatch):
+    """Found by a user trial: kill -9 of topicfilter copying a 400 MB document left 88-240 MB
+    of it under its final name (a rerun copied the document beside it). The copy is written
+    to a hidden temporary file, then linked to its name: cut short, the name is never made."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.txt").write_text("cheap pills casino prize " * 1000)
+    route = next(plan_routes(topic_model, [src / "a.txt"], tmp_path / "out"))
+    seen = []
+
+    def cut_short(source, target, *args):  # the process dies in the middle of the copy
+        target.write(source.read(100))
+        seen.append(sorted(os.listdir(os.path.dirname(route.destination))))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(shutil, "copyfileobj", cut_short)
+    with pytest.raises(KeyboardInterrupt):
+        apply_route(route)
+    assert len(seen) == 1 and len(seen[0]) == 1 and seen[0][0].startswith(".textnb-")  # (while copying)
+    assert os.listdir(os.path.dirname(route.destination)) == []  # (nothing left)
+    monkeypatch.undo()
+    dest = apply_route(route)
+    assert open(dest).read() == (src / "a.txt").read_text() and os.path.basename(dest) == "a.txt"
 
 
 def test_a_large_mbox_message_is_copied_whole_and_long_names_stay_routable(topic_model, tmp_path):
