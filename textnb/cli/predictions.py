@@ -41,7 +41,7 @@ def print_ranked(sources, classes, proba, odds, args, out):
                 {"label": classes[k], "proba": float(p[k]), "log_odds": float(lo[k])} for k in best]}
             print(dumps(rec), file=out)
         else:
-            print(f"{cell(src)}\t" + "\t".join(f"{cell(classes[k])} {proba_text(p[k])}" for k in best), file=out)
+            print(f"{cell(src)}\t" + "\t".join(f"{cell(classes[k])} {proba_text(p[k], args.threshold)}" for k in best), file=out)
 
 
 def print_predictions(sources, classes, scores, args, out, explanations=None):

@@ -113,7 +113,7 @@ def _topic_main(argv, stdout, stderr):
                     continue
             if not quiet:
                 try:
-                    stdout.write(f"{cell(route.source)}\t{cell(route.label)}\t{proba_text(route.confidence)}\t{cell(dest)}\n")
+                    stdout.write(f"{cell(route.source)}\t{cell(route.label)}\t{proba_text(route.confidence, args.threshold)}\t{cell(dest)}\n")
                 except BrokenPipeError:  # the reader went away (| head): the routing goes on
                     quiet = True
         if not quiet:
