@@ -483,6 +483,22 @@ def test_textnb_serve_usage_errors(tmp_path, spam_model):
     assert r.returncode == 2 and "HOST:PORT" in r.stderr
 
 
+def test_spamd_options_without_spamd_are_said_unused(spam_model, sock_dir):
+    """Found by a user trial: --user-models (and --allow-tell, --unknown-user) were taken
+    without a word by a daemon that speaks no spamd, where they do nothing."""
+    proc = subprocess.Popen([sys.executable, "-m", "textnb", "serve", str(spam_model), "--socket",
+                             str(sock_dir / "s"), "--user-models", str(sock_dir / "%u.tnb"), "--allow-tell"],
+                            stderr=subprocess.PIPE, text=True, env=_env())
+    try:
+        first, second = proc.stderr.readline(), proc.stderr.readline()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    assert first == ("textnb serve: warning: --allow-tell, --user-models apply to spamd requests only "
+                     "(--spamd ADDRESS): unused\n")
+    assert "serving" in second
+
+
 def test_script_client_imports_nothing_heavy_and_matches_cold(spam_model, sock_dir):
     sock = sock_dir / "s"
     msg = mail_bytes(SPAM_WORDS, random.Random(9))

@@ -126,6 +126,12 @@ def run(args, out, err):
             where.append(f"spamd:{a}" if isinstance(a, str) else f"spamd://{a[0]}:{a[1]}")
         log(f"serving {args.model} on {', '.join(where)} (pid {os.getpid()})")
 
+    if args.spamd is None:  # (found by a user trial: taken without a word where they do nothing)
+        unused = [flag for flag, given in (("--allow-tell", args.allow_tell), ("--user-models", args.user_models),
+                                           ("--unknown-user", args.unknown_user != "fallback")) if given]
+        if unused:
+            print(f"textnb serve: warning: {', '.join(unused)} {'apply' if len(unused) > 1 else 'applies'} to "
+                  "spamd requests only (--spamd ADDRESS): unused", file=err, flush=True)
     server = Server(args.model, socket_path=args.socket, http=args.http, socket_mode=args.socket_mode,
                     max_request=args.max_request, max_clients=args.max_clients, timeout=args.timeout,
                     spamd=args.spamd, allow_tell=args.allow_tell, user_models=args.user_models,
