@@ -31,11 +31,12 @@ def run(args, out, err):
 
     if args.plot:
         picture_target(args.plot, inputs=[args.model])
-    from textnb.text.scorer import text_model_root
+    from textnb.text.scorer import prediction_model, text_model_root
 
     root = text_model_root(read_nodes(args.model), args.model)  # a text model as its readers take it
     if root.kind == "SpamScorer":  # a spam filter's model: its messages, tokens and their weights
         return _inspect_spam(args, build(root, args.model, kernel=True), out)
+    prediction_model(root, args.model)  # every check predict makes: a file it refuses is refused here too
     info = describe_text_file(root, top=args.top)  # a count text model (or APNBC of one): from its nodes
     weights = info.get("apnbc_weights") if info is not None else None
     if info is None:

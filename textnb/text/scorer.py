@@ -722,7 +722,14 @@ def load_for_prediction(path):
     (:data:`textnb.core.registry.SCORER_MODULES`: lazy rules), the model's kernel where it has one (a table model:
     :data:`textnb.core.registry.KERNEL_MODULES`; neither imports scikit-learn), else the
     loaded estimator. A text model saved in another shape is read as its readers take it (:func:`text_model_root`)."""
-    root = text_model_root(read_nodes(path), path)  # read once: the scorer, else the kernel or the estimator
+    return prediction_model(text_model_root(read_nodes(path), path), path)  # (read once)
+
+
+def prediction_model(root, path):
+    """:func:`load_for_prediction` of the model file ``path`` already read as ``root`` (its
+    readers' shape, :func:`text_model_root`): every check a prediction makes of it, so that
+    ``textnb inspect`` describes no file that ``predict`` refuses (found by a user trial: a
+    text model file whose classes were emptied was described as a healthy model)."""
     scorer = _scorer(root) or _model_scorer(root)
     if scorer is None:
         return build(root, path, kernel=True)

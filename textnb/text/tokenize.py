@@ -527,8 +527,10 @@ class StoredVocabulary:
             self._terms = decode_terms(state)
             self._n = len(self._terms)
             return
-        data = np.asarray(state["terms_utf8"], dtype=np.uint8)
-        offsets = np.asarray(state["terms_offsets"], dtype=np.int64)
+        data, offsets = np.asarray(state["terms_utf8"]), np.asarray(state["terms_offsets"])
+        if data.dtype != np.uint8 or offsets.dtype.kind not in "iu":  # (no cast of floats: numpy warned of a NaN's,
+            raise ValueError("the vocabulary arrays are not UTF-8 bytes and integer offsets")  # a line before the error)
+        offsets = offsets.astype(np.int64)
         _check_offsets(offsets, len(data))
         data.tobytes().decode("utf-8")  # valid as a whole, and no term starts inside a character:
         inner = offsets[:-1][offsets[:-1] < len(data)]
