@@ -17,6 +17,7 @@ from textnb.apps.filtering import (
     HAM,
     SPAM,
     UNSURE,
+    Mailboxes,
     SpamFilter,
     Verdict,
     add_headers,
@@ -418,9 +419,43 @@ def test_only_the_default_model_folder_is_created(tmp_path, corpus, monkeypatch)
 
 
 def test_train_needs_both_classes(tmp_path, corpus):
+    (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="no ham"):
-        train_model(tmp_path / "m.tnb", [corpus / "spam"], [tmp_path])
+        train_model(tmp_path / "m.tnb", [corpus / "spam"], [tmp_path / "empty"])
     assert not (tmp_path / "m.tnb").exists()
+
+
+def test_a_model_that_is_a_fifo_or_inside_a_mail_folder_is_refused_before_any_lock_file(tmp_path, corpus):
+    """Found by a user trial: a FIFO given as the model was refused after its .lock and
+    .learned.lock files were made (left beside it), and a model made inside a training
+    folder put its lock files there, read as empty messages by the next training (exit 3).
+    Both are refused before anything is made; a hidden name inside the folder (never read as
+    mail) is taken."""
+    fifo = tmp_path / "p"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="is a FIFO, not a regular file; refusing to write over it"):
+        train_model(fifo, [corpus / "spam"], [corpus / "ham.mbox"])
+    with pytest.raises(InputError, match="is a FIFO"):
+        update_model(fifo, register=Mailboxes([("spam", [corpus / "spam"])]))
+    mail = tmp_path / "mail"
+    (mail / "spam").mkdir(parents=True)
+    for k, path in enumerate(sorted((corpus / "spam" / "cur").iterdir())):
+        shutil.copy(path, mail / "spam" / f"{k}.eml")
+    inside = mail / "spam" / "model.tnb"
+    with pytest.raises(InputError, match="is inside the mail folder .*spam; the model, its journal and its lock files"):
+        train_model(inside, [mail / "spam"], [corpus / "ham.mbox"])
+    with pytest.raises(InputError, match="is inside the mail folder"):
+        update_model(inside, register=Mailboxes([("spam", [mail / "spam"])]))
+    assert sorted(os.listdir(tmp_path)) == ["mail", "p"] and not inside.exists()
+    hidden = mail / "spam" / ".model.tnb"
+    train_model(hidden, [mail / "spam"], [corpus / "ham.mbox"])
+    train_model(hidden, [mail / "spam"], [corpus / "ham.mbox"])  # (again: its files are never read as mail)
+    maildir = tmp_path / "Maildir"  # a Maildir reads new/ and cur/ only: a model beside them is no mail
+    shutil.copytree(corpus / "spam", maildir)
+    train_model(maildir / "spam.tnb", [maildir], [corpus / "ham.mbox"])
+    train_model(maildir / "spam.tnb", [maildir], [corpus / "ham.mbox"])
+    with pytest.raises(InputError, match="is inside the mail folder"):
+        train_model(maildir / "new" / "spam.tnb", [maildir], [corpus / "ham.mbox"])
 
 
 # -- topic routing ----------------------------------------------------------------------

@@ -47,7 +47,7 @@ import numpy as np
 
 from textnb.core.errors import InputError, ModelFileError, check_input, input_name, missing_reason
 from textnb.core.labels import label_names
-from textnb.core.model_io import load, model_class, refuse_folder, refuse_input_as_output, save
+from textnb.core.model_io import load, model_class, output_target, refuse_folder, refuse_input_as_output, save
 from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
 from textnb.io import mail
@@ -422,6 +422,44 @@ def model_lock(model_path, *, follow=True):
             os.close(fd)
 
 
+def _refuse_model_target(model_path, mail_paths):
+    """Before any lock file is made (found by a user trial: a FIFO given as the model was
+    refused, its ``.lock`` and ``.learned.lock`` files left beside it): the model file is
+    a regular file or to be made (:func:`~textnb.core.model_io.output_target`: not a FIFO,
+    a device, a folder; not one of the mail ``mail_paths``), and not inside a folder of them,
+    where it, its journal and its lock files would be read as mail by the next training
+    (they were: ``1.txt.learned.lock: empty message``)."""
+    refuse_folder(os.fspath(model_path))
+    # (the mailboxes named as files: the model is none of them; a mail folder: the rule below, which knows
+    # what the mail reader reads of it, a hidden file or one beside a Maildir's new/ and cur/ never)
+    files = [p for p in mail_paths if p != "-" and not os.path.isdir(p)]
+    if os.path.lexists(model_path):
+        output_target(model_path, files)
+    else:  # (a model to make: its folder is _prepare_folder's, which makes the filters' own)
+        refuse_input_as_output(model_path, files)
+    model = os.path.realpath(os.fspath(model_path))
+    for path in mail_paths:
+        if path != "-" and os.path.isdir(path):
+            folder = os.path.realpath(path).rstrip(os.sep) + os.sep
+            below = model[len(folder):].split(os.sep) if model.startswith(folder) else None
+            if below and not any(part.startswith(".") for part in below) and _read_as_mail(folder, below):
+                raise InputError(f"{os.fspath(model_path)}: is inside the mail folder {os.fspath(path)}; the model, "
+                                 "its journal and its lock files would be read as mail: write it elsewhere")
+
+
+def _read_as_mail(folder, below):
+    """Whether the mail reader, walking the folder ``folder`` (ending in a separator), reads
+    the file at the path parts ``below`` it: any file of a plain folder, a Maildir's only in
+    its ``new/`` and ``cur/`` (a model beside them, ``~/Maildir/spam.tnb``, is never mail).
+    Hidden names are the caller's (never read)."""
+    here = folder.rstrip(os.sep)
+    for k, part in enumerate(below):
+        if mail.is_maildir(here):
+            return below[k] in ("new", "cur") and len(below) > k + 1
+        here = os.path.join(here, part)
+    return True
+
+
 def _prepare_folder(model_path):
     """The folder of ``model_path`` must exist; the filters' own folder
     (:func:`default_model_folder`) is created when missing, any other is a one-line
@@ -603,7 +641,7 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
     Returns ``{'spam': n, 'ham': n}``.
     """
     spam_paths, ham_paths = list(spam_paths), list(ham_paths)
-    refuse_input_as_output(model_path, spam_paths + ham_paths)  # a mailbox given as the model
+    _refuse_model_target(model_path, spam_paths + ham_paths)  # a mailbox given as the model, a FIFO, ...
     at_once = not learns_in_batches(kind)
     if at_once:  # (no estimator until every message is read: the kernels fit it)
         model = _Rendered(kind, alpha, vectorizer)
@@ -722,6 +760,8 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
         first = next(unregister, None)
         if first is not None:
             unregister = chain([first], unregister)
+    _refuse_model_target(model_path, [p for items in (register, unregister) if isinstance(items, Mailboxes)
+                                      for _, paths in items.groups for p in paths])
     if not os.path.lexists(model_path):
         _refuse_missing(model_path, first, create, kind)  # (before any lock file is made; again under the lock)
     _prepare_folder(model_path)
