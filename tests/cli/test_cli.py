@@ -606,3 +606,22 @@ def test_evaluate_plot_writes_the_confusion_cells_as_the_text_report(tmp_path, m
     (fig,) = figures
     plot_cells = [t.get_text() for t in fig.axes[0].texts]
     assert plot_cells == text_cells and any(len(c) == 3 and c[1] == "." for c in plot_cells), (plot_cells, text_cells)
+
+
+def test_an_informative_terms_plot_is_bounded_whatever_top(tmp_path):
+    """Found by a user trial: `inspect --top 100000 --plot` drew every term, a picture
+    244,084 pixels high (94 s, 1.5 GB) that no viewer opens. At most 50 terms a class are
+    drawn; the listing keeps --top."""
+    import struct
+
+    from conftest import SMS_TSV
+
+    model = tmp_path / "m.tnb"
+    assert run("train", SMS_TSV, "--model", "multinomial", "-o", model)[0] == 0
+    sizes = []
+    for top in ("50", "100000"):
+        rc, out, err = run("inspect", model, "--top", top, "--plot", tmp_path / f"{top}.png")
+        assert rc == 0, err
+        head = (tmp_path / f"{top}.png").read_bytes()[:24]
+        sizes.append(struct.unpack(">II", head[16:24]))
+    assert sizes[0] == sizes[1] and sizes[1][1] < 3000

@@ -57,10 +57,10 @@ def run(args, out, err):
         if not any((info.get("informative_terms") or {}).values()):
             raise InputError(f"{args.model}: --plot draws informative terms, which {a_kind(info['model'])} model "
                              f"does not have")
-        from textnb.evaluation.plots import plot_informative_terms
+        from textnb.evaluation.plots import MAX_PLOTTED_TERMS, plot_informative_terms
 
-        plot_informative_terms(info["informative_terms"], args.plot,
-                               title=f"most informative terms (log-odds, top {args.top})")
+        plot_informative_terms(info["informative_terms"], args.plot,  # (at most MAX_PLOTTED_TERMS a class)
+                               title=f"most informative terms (log-odds, top {min(args.top, MAX_PLOTTED_TERMS)})")
         info["plot"] = args.plot
     if args.json:
         print(dumps(info), file=out)
@@ -265,9 +265,9 @@ def _inspect_spam(args, model, out):
         if not any(terms.values()):
             raise InputError(f"{args.model}: --plot draws the most informative tokens, and this spam model has "
                              f"none (no message learnt in one of its classes)")
-        from textnb.evaluation.plots import plot_informative_terms
+        from textnb.evaluation.plots import MAX_PLOTTED_TERMS, plot_informative_terms
 
-        plot_informative_terms(terms, args.plot, title=f"most informative tokens (log-odds towards each class, top {args.top})")
+        plot_informative_terms(terms, args.plot, title=f"most informative tokens (log-odds towards each class, top {min(args.top, MAX_PLOTTED_TERMS)})")
         info["plot"] = args.plot
     if args.json:
         print(dumps(info), file=out)
