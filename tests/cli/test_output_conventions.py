@@ -144,3 +144,23 @@ def test_labels_holding_a_tab_or_a_newline_are_escaped_in_every_text_output(tmp_
         assert rc == 0, err
         assert "x=y\nz" not in out and "a\tb" not in out
         assert "x=y\\nz" in out and "a\\tb" in out
+
+
+@pytest.mark.parametrize("lazy", ["lbr", "hlbr"])
+def test_inspect_of_a_lazy_text_model_gives_its_documents_per_class(tmp_path, lazy):
+    """Found by a user trial: inspect of a --lazy text model said 'classes: 2' alone and its
+    --json "class_count": [], where every other model gives its documents per class."""
+    import json as json_module
+
+    from conftest import SMS_TSV
+
+    rows = SMS_TSV.read_text(encoding="utf-8").splitlines()[:400]
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    model = tmp_path / "m.tnb"
+    assert cli("train", corpus, "--lazy", lazy, "-o", model)[0] == 0
+    rc, out, err = cli("inspect", model, "--json")
+    assert rc == 0, err
+    info = json_module.loads(out)
+    labels = [row.split("\t", 1)[0] for row in rows]
+    assert info["class_count"] == [float(labels.count(c)) for c in info["classes"]]
