@@ -302,8 +302,11 @@ def describe_text_classifier(classifier, top=10):
     terms = (informative_terms(classifier, top) if hasattr(model, "feature_count_")
              else {c: [] for c in label_names(classifier)})
     n_terms = len(classifier.vectorizer_.vocabulary_)
+    documents = _documents_per_class(model)
+    if not len(documents):  # (lazy rules inside APNBC: their training rows' classes)
+        documents = _documents_per_class(getattr(classifier.model_, "estimator_", model))
     info = _text_description(type(classifier.model_).__name__, model, model.get_params(deep=False),
-                             classifier.vectorizer_.get_params(), n_terms, terms)
+                             classifier.vectorizer_.get_params(), n_terms, terms, documents)
     used = len(_columns(unwrap(classifier.model_)[0], n_terms))
     if used < n_terms:  # a feature selection (--select) keeps these for the model
         info["selected_terms"] = int(used)
@@ -410,9 +413,7 @@ def _lazy_description(root):
     params = {name: getattr(model, name) for name in sorted(model.defaults) if name != "estimator"}
     # its training rows' classes give the documents per class, as every other model shows them (found by a user
     # trial: 'classes: 2' alone, and "class_count": [] in --json)
-    counts = np.bincount(np.asarray(kernel.y_index_, dtype=np.intp), minlength=len(model.classes_)) \
-        if getattr(kernel, "y_index_", None) is not None else []
-    info = _text_description(model.kind, SimpleNamespace(classes_=model.classes_, class_count_=counts), params,
+    info = _text_description(model.kind, SimpleNamespace(classes_=model.classes_, y_index_=kernel.y_index_), params,
                              dict(sorted({**VECTORIZER_DEFAULTS, **vec_params}.items())), len(terms),
                              {c: [] for c in label_names(model)})
     if adjusted is not None:
@@ -444,10 +445,20 @@ def apnbc_weights(model):
             for c, w in zip(model.classes_, model.class_log_weight_)}
 
 
-def _text_description(name, model, params, tokenizer, vocabulary_size, terms):
+def _documents_per_class(model):
+    """The documents per class of a text model's count model (``class_documents_``, else
+    ``class_count_``) or, for lazy rules, of its training rows (``y_index_``); [] without."""
+    counts = getattr(model, "class_documents_", getattr(model, "class_count_", None))
+    if counts is None and getattr(model, "y_index_", None) is not None:
+        counts = np.bincount(np.asarray(model.y_index_, dtype=np.intp), minlength=len(model.classes_))
+    return [] if counts is None else counts
+
+
+def _text_description(name, model, params, tokenizer, vocabulary_size, terms, documents=None):
     """The summary of :func:`describe_text_classifier`: the model's kind ``name``, its count
     model's fitted attributes ``model`` and parameters ``params``, the vectorizer's
-    parameters ``tokenizer`` and vocabulary size, the informative ``terms``."""
+    parameters ``tokenizer`` and vocabulary size, the informative ``terms``; ``documents``: the
+    documents per class when not the model's own (:func:`_documents_per_class`)."""
     extra = {}
     if hasattr(model, "event_model_"):  # DiscriminativeNB: the event model it chose, and its smoothing
         extra = {"event_model": str(model.event_model_), "alpha": float(model.alpha_)}
@@ -474,7 +485,7 @@ def _text_description(name, model, params, tokenizer, vocabulary_size, terms):
         "classes": label_names(model),
         # documents per class, aligned with classes, as tables (DiscriminativeNB's class_count_
         # also holds its passes' weights)
-        "class_count": [float(n) for n in getattr(model, "class_documents_", getattr(model, "class_count_", []))],
+        "class_count": [float(n) for n in (_documents_per_class(model) if documents is None else documents)],
         "vocabulary_size": vocabulary_size,
         "informative_terms": terms,
     }
@@ -532,7 +543,8 @@ def explain_table(model, X, top=10, *, attributes=None, predicted=None):
     list of dict
         One per row: ``predicted``, ``runner_up``, ``margin``, ``prior`` and
         ``attributes``, a list of ``{"name", "kind", "value", "contribution"}``
-        (largest absolute contribution first, the ``top`` largest); text attributes add ``for`` /
+        (largest absolute contribution first; of a model explained by leaving values out, the
+        ``top`` largest); text attributes add ``for`` /
         ``against`` term lists (``{"term", "count", "contribution"}``, at most ``top``
         each).
     """
@@ -576,7 +588,7 @@ def explain_table(model, X, top=10, *, attributes=None, predicted=None):
             atts.append(rec)
         return atts
 
-    return _explanations(n, total, prior, classes, attributes_of, predicted, top)
+    return _explanations(n, total, prior, classes, attributes_of, predicted)  # (top: the terms of text attributes)
 
 
 def _explanations(n, scores, prior, classes, attributes_of, predicted=None, top=None):
