@@ -224,7 +224,7 @@ def main():
               "get the passes, which is why the default's accuracy at x4 and x16 is below x1's (a corpus "
               "without copies samples distinct documents).", ""]
     out.write_text("\n".join(lines) + "\n")
-    print(f"wrote {out} and {png}")
+    print(f"wrote {out}" + (f" and {png}" if curves else ""))
     return 0
 
 
