@@ -126,6 +126,16 @@ def encode_frame(df, attributes, *, unknown="missing"):
                 raise ValueError(f"column {col!r} holds {key(v)!r}, not one of the {len(a.values)} values its "
                                  f"attribute declares; add it to attributes (or leave attributes=None to take "
                                  f"the values the DataFrame holds)")
+            if (cells == -1).any():  # as the command line says it of a table's cells (found by a user trial: a
+                # bool column queried with 1 was missing without a word)
+                import warnings
+
+                from textnb.core.errors import DataWarning, counted
+
+                values = sorted({repr(key(v)) for v, c in zip(s.tolist(), cells) if c == -1})
+                shown = ", ".join(values[:3]) + (", ..." if len(values) > 3 else "")
+                warnings.warn(f"column {col!r}: {counted(int((cells == -1).sum()), 'cell')} with values the model "
+                              f"never saw ({shown}) count as missing", DataWarning, stacklevel=3)
             cols[col] = np.where(cells == -1, np.nan, cells)
     return type(df)(cols, index=df.index, columns=df.columns)
 
