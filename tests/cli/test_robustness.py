@@ -778,7 +778,7 @@ def test_a_token_pattern_matching_the_empty_string_is_refused(tmp_path, pattern)
     tsv(tmp_path / "c.tsv", zip(LABELS, DOCS))
     rc, _, err = cli("train", tmp_path / "c.tsv", "-o", tmp_path / "m.tnb", "--token-pattern", pattern)
     assert rc == 1 and not (tmp_path / "m.tnb").exists()
-    one_error_line(err, f"token_pattern {pattern!r} matches the empty string")
+    one_error_line(err, f"token_pattern: token pattern {pattern!r} matches the empty string")
     with pytest.raises(ValueError, match="matches the empty string"):
         textnb.Vectorizer(token_pattern=pattern).fit(["a b", "c d"])
 

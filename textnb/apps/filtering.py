@@ -51,7 +51,7 @@ from textnb.core.model_io import load, model_class, output_target, refuse_folder
 from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
 from textnb.io import mail
-from textnb.io.mailread import _bare_cr_lines, _strip_from_line
+from textnb.io.mailread import _lf, _strip_from_line
 from textnb.io.files import noting_empty_folder, refuse_device
 from textnb.text.scorer import load_for_prediction, reads_mail
 from textnb.apps.spamlite import (  # noqa: F401 (the verdict rules live on the numpy-free path)
@@ -907,16 +907,12 @@ def message_digest(data):
     mbox writer's quoting, mboxo or mboxrd), its line ends as LF (as the mail reader ends
     lines: CRLF, and a bare CR in a text of bare-CR lines). Found by a user trial: a message
     registered from its mbox was 'never registered' when unregistered as its client saved it."""
-    data = _strip_from_line(remove_headers(data))
-    if b"\r" in data:
-        data = data.replace(b"\r\n", b"\n")
-        if _bare_cr_lines(data[:4096]):
-            data = data.replace(b"\r", b"\n")
-    if b">" in data:
+    text = _lf(_strip_from_line(remove_headers(data)))  # (one character per byte: the bytes, line ends as LF)
+    if ">" in text:
         import re
 
-        data = re.sub(rb"(?m)^>+(?=From )", b"", data)
-    return hashlib.sha256(data).hexdigest()
+        text = re.sub(r"(?m)^>+(?=From )", "", text)
+    return hashlib.sha256(text.encode("latin-1")).hexdigest()
 
 
 def _earlier_digest(data):

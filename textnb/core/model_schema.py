@@ -569,8 +569,9 @@ def pattern_problem(pattern):
         return f"token pattern {pattern[:60]!r} does not compile ({exc})"
     if compiled.groups > 1:
         return "token pattern captures more than one group"
-    if compiled.fullmatch("") is not None:  # (a model of the empty term: every position an empty token)
-        return f"token pattern {pattern[:60]!r} matches the empty string"
+    if compiled.fullmatch("") is not None:  # (found by a user trial: '' trained a model of one term, the empty one)
+        return (f"token pattern {pattern[:60]!r} matches the empty string: every position of a document would be "
+                "an empty token (use + rather than *, e.g. \\w+)")
     problem = _walk(parsed, outer_repeat=False)
     if not problem and _degree(parsed) > MAX_PATTERN_DEGREE:
         problem = (f"chains {_degree(parsed)} unbounded repeats one after another (polynomial backtracking: "

@@ -113,7 +113,7 @@ def evaluate_table(table, model, *, test=None, cv=None, repeat=1, seed=0, progre
     unlabeled = table.unlabeled  # rows of an unknown class: left out (read_table), counted
     if test is not None:
         known = np.array([v is not None for v in test.y], dtype=bool) if test.y is not None else None
-        if getattr(test, "class_attribute", True) is None:  # (found by a user trial: a file without the column
+        if test.class_attribute is None:  # (found by a user trial: a file without the column
             raise InputError(f"{test.source}: no class column {table.class_attribute.name!r} (the training "
                              "table's): there is nothing to measure")  # was said to have no known class
         if known is None or not known.any():

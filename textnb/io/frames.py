@@ -22,7 +22,7 @@ import numpy as np
 
 from textnb.core.attributes import found_values
 from textnb.core.wrapping import declared_attributes
-from textnb.io.tables import Attribute
+from textnb.io.tables import Attribute, warn_unseen
 
 __all__ = ["encodable", "encode_frame", "frame_attributes", "frame_for_batch", "frame_for_fit",
            "frame_for_predict", "is_frame", "with_values_of"]
@@ -128,14 +128,8 @@ def encode_frame(df, attributes, *, unknown="missing"):
                                  f"the values the DataFrame holds)")
             if (cells == -1).any():  # as the command line says it of a table's cells (found by a user trial: a
                 # bool column queried with 1 was missing without a word)
-                import warnings
-
-                from textnb.core.errors import DataWarning, counted
-
-                values = sorted({repr(key(v)) for v, c in zip(s.tolist(), cells) if c == -1})
-                shown = ", ".join(values[:3]) + (", ..." if len(values) > 3 else "")
-                warnings.warn(f"column {col!r}: {counted(int((cells == -1).sum()), 'cell')} with values the model "
-                              f"never saw ({shown}) count as missing", DataWarning, stacklevel=3)
+                warn_unseen(f"column {col!r}", int((cells == -1).sum()),
+                            {key(v) for v, c in zip(s.tolist(), cells) if c == -1}, stacklevel=4)
             cols[col] = np.where(cells == -1, np.nan, cells)
     return type(df)(cols, index=df.index, columns=df.columns)
 

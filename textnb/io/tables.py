@@ -404,6 +404,15 @@ def _class_labels(attribute, col, classes):
     return np.array([None if math.isnan(x) else by_number[x] for x in col], dtype=object)
 
 
+def warn_unseen(where, n, values, stacklevel=3):
+    """The one DataWarning of ``n`` cells whose ``values`` (a set) the model never saw, which
+    count as missing: a table's (``where``: the file and attribute) and a DataFrame's (the column)."""
+    values = sorted(values)
+    shown = ", ".join(repr(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
+    warnings.warn(f"{where}: {counted(n, 'cell')} with values the model never saw ({shown}) count as missing",
+                  DataWarning, stacklevel=stacklevel)
+
+
 def _value_map(src, dst, where):
     """Index map from ``src`` nominal values to ``dst``'s (NaN where unseen)."""
     pos = {v: i for i, v in enumerate(dst.values)}
@@ -446,10 +455,8 @@ def _encode_table(table, attributes, where):
                 out[known, c] = m[col[known].astype(np.intp)]
                 unseen = known & np.isnan(out[:, c].astype(np.float64))
                 if unseen.any():
-                    values = sorted({src.values[int(v)] for v in col[unseen]})
-                    shown = ", ".join(repr(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
-                    warnings.warn(f"{where}: attribute {dst.name!r}: {counted(int(unseen.sum()), 'cell')} with values the "
-                                  f"model never saw ({shown}) count as missing", DataWarning, stacklevel=2)
+                    warn_unseen(f"{where}: attribute {dst.name!r}", int(unseen.sum()),
+                                {src.values[int(v)] for v in col[unseen]})
         elif src.is_nominal:  # model numeric, file nominal: values must be numbers
             if src.values:
                 out[known, c] = _nominal_numbers(src, dst, where)[col[known].astype(np.intp)]

@@ -347,9 +347,6 @@ def compile_token_pattern(token_pattern):
     if pattern.groups > 1:
         raise ParameterError("token_pattern may capture at most one group (More than 1 capturing group in token "
                          "pattern. Only a single group should be captured.)")
-    if pattern.fullmatch("") is not None:  # (found by a user trial: '' trained a model of one term, the empty one)
-        raise ParameterError(f"token_pattern {token_pattern!r} matches the empty string: every position of a "
-                             "document would be an empty token (use + rather than *, e.g. \\w+)")
     problem = pattern_problem(token_pattern)  # the rule model files are loaded by
     if problem:
         raise ParameterError(f"token_pattern: {problem}")

@@ -788,13 +788,9 @@ def one_label_each(y):
     except ValueError:  # label lists of different lengths
         labels = None
     if labels is not None and labels.ndim == 2 and labels.shape[1] == 1 and labels.dtype != object:
-        import warnings
+        from sklearn.utils.validation import column_or_1d  # (only here: training imports no scikit-learn)
 
-        from sklearn.exceptions import DataConversionWarning  # (only here: training imports no scikit-learn)
-
-        warnings.warn("A column-vector y was passed when a 1d array was expected. Please change the shape of y "
-                      "to (n_samples, ), for example using ravel().", DataConversionWarning, stacklevel=3)
-        labels = labels.ravel()  # (scikit-learn's column_or_1d: its estimators and ours take it so)
+        labels = column_or_1d(labels, warn=True)  # raveled with its warning, as its estimators and ours take it
     sets = labels is None or labels.ndim != 1 or (
         labels.dtype == object and any(isinstance(v, (list, tuple, set, frozenset)) for v in labels))
     if sets:
