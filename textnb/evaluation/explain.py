@@ -31,7 +31,7 @@ import numpy as np
 from textnb.core.errors import InputError
 from textnb.core.labels import label_names
 from textnb.core.registry import KERNEL_MODULES
-from textnb.core.wrapping import INNER_ATTRIBUTES, find, rule_model, table_attributes
+from textnb.core.wrapping import chain, find, rule_model, table_attributes
 from textnb.io.uncertain import column_slices
 
 __all__ = ["apnbc_weights", "describe_mixed", "describe_text_classifier", "describe_text_file", "explain", "explain_by_leaving_out",
@@ -683,12 +683,9 @@ def _before_calibration(model):
     value out moves; an isotonic calibration's steps hide them (found by a user trial: every
     attribute of a calibrated TabularNB was credited 0.0). The label explained stays the one
     printed (``predicted``)."""
-    while callable(getattr(model, "probabilities_calibrated", None)) and model.probabilities_calibrated():
-        inner = next((getattr(model, name) for name in INNER_ATTRIBUTES if getattr(model, name, None) is not None),
-                     None)
-        if inner is None or not hasattr(inner, "classes_"):
-            break
-        model = inner
+    for inner in chain(model):  # (the wrappers' walk: the first model whose probabilities are its own)
+        if not (callable(getattr(inner, "probabilities_calibrated", None)) and inner.probabilities_calibrated()):
+            return inner if hasattr(inner, "classes_") else model
     return model
 
 
