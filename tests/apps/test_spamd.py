@@ -1129,3 +1129,52 @@ def test_a_tell_refused_on_a_damaged_model_leaves_no_journal(tmp_path):
         tell(model, b"Subject: hi\n\nbody\n", set_class="spam")
     assert not os.path.lexists(journal_path(model))
     assert model.read_bytes() == b"PK\x03\x04 not a model at all"
+
+
+# -- session 44's user trial: a User: name that is not UTF-8, or holds a line separator --------------------
+def test_a_user_name_is_named_by_its_bytes_escaped_in_error_lines_and_in_the_log(spam_model, sock_dir):
+    """spamc -u with a name that is not UTF-8 (``\\xff\\xfe..``): the error line named it
+    ``'\\udcff\\udcfe..'`` (Python's surrogates), a UTF-8 ``josé`` as the Latin-1 byte
+    ``\\xe9`` and a Cyrillic name as ``?``, and a name holding a line separator (U+2028, NEL)
+    put it raw into the daemon's log through its model path. Now a name is its bytes,
+    escaped (``'\\xff\\xfe..'``, ``'jos\\xc3\\xa9'``), a name over 40 bytes marked cut, and
+    every reply and log line is one line of printable ASCII."""
+    users = sock_dir / "users"
+    users.mkdir()
+    broken = b"a\xe2\x80\xa8b\xff"  # a user model file that does not load
+    with open(os.path.join(os.fsencode(users), broken + b".tnb"), "wb") as f:
+        f.write(b"not a model\n")
+    spam, _ = messages(44)
+    logs = []
+
+    def check(server, user, method="CHECK", extra=b""):
+        out = raw(server.spamd_address, b"%s SPAMC/1.5\r\nUser: %s\r\n%sContent-length: %d\r\n\r\n"
+                  % (method.encode(), user, extra, len(spam)) + spam)
+        assert out.isascii() and out.endswith(b"\r\n"), out
+        if out.startswith(b"SPAMD/1.0 "):
+            assert out.count(b"\r\n") == 1 and out[:-2].decode().isprintable(), out
+        return out
+
+    with Server(spam_model, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), unknown_user="refuse",
+                log=logs.append) as srv:
+        assert check(srv, b"\xff\xfe..") == b"SPAMD/1.0 67 Unknown user: no model for user '\\xff\\xfe..'\r\n"
+        assert check(srv, "josé".encode()) == b"SPAMD/1.0 67 Unknown user: no model for user 'jos\\xc3\\xa9'\r\n"
+        assert check(srv, "ж/x".encode()) == (b"SPAMD/1.0 67 Unknown user: user name '\\xd0\\xb6/x' not allowed in "
+                                              b"a model path\r\n")
+        assert check(srv, b"a\\b") == b"SPAMD/1.0 67 Unknown user: user name 'a\\\\b' not allowed in a model path\r\n"
+        assert check(srv, b"x" * 41 + b"/") == (b"SPAMD/1.0 67 Unknown user: user name '" + b"x" * 40 + b"'... not "
+                                                b"allowed in a model path\r\n")
+        out = check(srv, broken)
+        assert out == (b"SPAMD/1.0 69 Service Unavailable: user 'a\\xe2\\x80\\xa8b\\xff': "
+                       + os.fsencode(users) + b"/a\\u2028b\\xff.tnb: not a textnb model file (truncated, or another "
+                       b"format)\r\n"), out
+    with Server(spam_model, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), allow_tell=True,
+                log=logs.append) as srv:  # a TELL logs the user's new model file, whose name holds a NEL
+        out = check(srv, b"n\xc2\x85x", "TELL", b"Message-class: spam\r\nSet: local\r\n")
+        assert out == b"SPAMD/1.1 0 EX_OK\r\nDidSet: local\r\n\r\n", out
+    assert os.path.exists(os.path.join(os.fsencode(users), b"n\xc2\x85x.tnb"))
+    assert any(line.startswith("spamd: user 'a\\xe2\\x80\\xa8b\\xff': ") and "/a\\u2028b\\xff.tnb: " in line
+               for line in logs), logs
+    assert any(line.endswith("/n\\x85x.tnb") and line.startswith("spamd: TELL set spam in ") for line in logs), logs
+    assert all(line.isascii() and line.isprintable() for line in logs), logs
+    assert protocol.one_line("a\tb\r\n\u2028c\x85\x1b[2J\udcff\u202e") == "a b \\u2028c\\x85\\x1b[2J\\xff\\u202e"

@@ -30,7 +30,7 @@ __all__ = [
     "ProtocolError", "spam_request", "spam_reply", "parse_spam_reply", "head_length_possible", "MAX_HEAD_GROWTH",
     "error_reply",
     "parse_spamd_request_line", "parse_spamd_header", "spamd_score", "spamd_score_text", "spamd_reply",
-    "spamd_error", "parse_spamd_status",
+    "spamd_error", "parse_spamd_status", "one_line",
 ]
 
 #: Longest request or header line read (bytes, line end included).
@@ -229,15 +229,37 @@ def spamd_reply(headers=(), body=b"", status="EX_OK"):
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace") + body
 
 
-#: Control characters as ``\\xNN`` (str.translate: this module imports nothing, for the client's start-up).
-_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7f)}
+_ASCII_SPACE = str.maketrans("\t\n\r\v\f", "     ")
+
+
+def _escape(ch):
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, kept by surrogateescape: the byte
+        return f"\\x{code - 0xDC00:02x}"
+    return repr(ch)[1:-1]
+
+
+def one_line(text):
+    r"""``text`` as one line of printable characters: the rule of every line the daemon
+    writes that quotes untrusted text (its spamd error lines, its log). Runs of ASCII
+    whitespace (space, TAB, CR, LF, VT, FF) are folded to one space; any other character
+    that is not printable is written as ``repr`` writes it (a control character ``\x1b``,
+    ``\x85``, a line separator ``\u2028``, a direction override ``\u202e``), a byte that
+    is not UTF-8 (kept as a lone surrogate by ``surrogateescape``) as ``\xNN``. So nothing
+    in it can end or rewrite the line."""
+    text = " ".join(word for word in str(text).translate(_ASCII_SPACE).split(" ") if word)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
 
 
 def spamd_error(status, text):
-    """spamd's one-line error answer (``SPAMD/1.0 76 Bad header line: ...``); a control
-    character of the request echoed in it is written ``\\xNN``, never sent as is."""
-    text = " ".join(str(text).split()).translate(_CONTROL)[:1000]
-    return f"SPAMD/1.0 {EX[status]} {text}\r\n".encode("latin-1", "replace")
+    """spamd's one-line error answer (``SPAMD/1.0 76 Bad header line: ...``), ``text`` as
+    :func:`one_line` writes it: a control character of the request echoed in it is
+    written ``\\xNN``, never sent as is; a character Latin-1 lacks, as its backslash
+    escape (``\\u2028``), never as a ``?``."""
+    text = one_line(text)[:1000]
+    return f"SPAMD/1.0 {EX[status]} {text}\r\n".encode("latin-1", "backslashreplace")
 
 
 def parse_spamd_status(line):

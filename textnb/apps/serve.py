@@ -106,7 +106,7 @@ from textnb.core.errors import InputError, ModelFileError, TextnbError, missing_
 from textnb.core.wrapping import reads_documents
 from textnb.apps import protocol
 from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, DeadlineReading, SpamdHandler,
-                               StreamHandler, UserModels, parse_address)
+                               StreamHandler, UserModels, parse_address, shown_user)
 from textnb.apps.spamlite import DEFAULT_HAM_CUTOFF, DEFAULT_SPAM_CUTOFF, check_cutoffs, logit
 from textnb.apps.filtering import as_messages, mail_features
 from textnb.apps.verdict import classify_mail, is_spam_model, message_verdict
@@ -851,7 +851,8 @@ class Server:
     max_users, max_user_bytes : int
         Per-user models held in memory at once, and the total size of their model files.
     log : callable, optional
-        Receives one line per event (reloads, failed reloads, client errors).
+        Receives one line per event (reloads, failed reloads, client errors), as
+        :func:`textnb.apps.protocol.one_line` writes it.
 
     Use :meth:`start` and :meth:`stop` (or ``with Server(...) as s:``); :func:`run`
     serves until a signal.
@@ -874,7 +875,9 @@ class Server:
         self.user_models_template, self.unknown_user = user_models, unknown_user
         self.allow_tell, self.max_users, self.max_user_bytes = allow_tell, max_users, max_user_bytes
         self.mail_options = {}
-        self.log = log or (lambda message: None)
+        sink = log or (lambda message: None)
+        # each event one line, whatever a client sent that it quotes (a user's name, a model path made of it)
+        self.log = lambda message: sink(protocol.one_line(message))
         self.holder = None
         self.user_models = None
         self.stopping = False
@@ -925,7 +928,7 @@ class Server:
                                           log=self.log)
             user = self.user_models.served_file_user()
             if user is not None:
-                self.log(f"--user-models {self.user_models_template}: user {user!r} maps to the served model "
+                self.log(f"--user-models {self.user_models_template}: user {shown_user(user)} maps to the served model "
                          f"{self.model_path}; that user is served the served model and TELL for them is refused")
         try:
             if self.socket_path is not None:

@@ -87,7 +87,7 @@ from textnb.core.errors import InputError, TextnbError
 from textnb.io.files import file_identity
 from textnb.io.mailread import is_empty_message
 
-__all__ = ["UserModels", "SpamdHandler", "check_user_name", "parse_address", "DEFAULT_MAX_USERS",
+__all__ = ["UserModels", "SpamdHandler", "check_user_name", "shown_user", "parse_address", "DEFAULT_MAX_USERS",
            "DEFAULT_MAX_USER_BYTES"]
 
 DEFAULT_MAX_USERS = 64
@@ -124,11 +124,26 @@ def parse_address(text):
     return "tcp", (host, number)
 
 
+def shown_user(user):
+    r"""``user`` as the daemon's error lines and log name it: the name's bytes (as sent in
+    ``User:``; a byte that is not UTF-8 is kept by surrogateescape) quoted as Python writes
+    bytes: printable ASCII as it is, a quote or backslash escaped, every other byte
+    ``\xNN``, as :func:`textnb.apps.protocol.spamd_error` writes a control byte. The first 40
+    bytes, ``...`` after the quote when there are more: ``'bob'``, ``'jos\xc3\xa9'``,
+    ``'\xff\xfe..'``. So the name is the file's, byte for byte, whatever the reader's
+    encoding, and no byte of it can break the line."""
+    try:
+        data = user.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # (another lone surrogate: a library caller's name, never a header's)
+        data = user.encode("utf-8", "backslashreplace")
+    return repr(data[:40])[1:] + ("..." if len(data) > 40 else "")
+
+
 def check_user_name(name):
     """Raise InputError unless ``name`` may be put into a per-user model path."""
     if not name or "/" in name or "\\" in name or "\0" in name or name.startswith(".") \
             or len(name.encode("utf-8", "surrogateescape")) > _MAX_USER:
-        raise InputError(f"user name {name[:40]!r} not allowed in a model path")
+        raise InputError(f"user name {shown_user(name)} not allowed in a model path")
     return name
 
 
@@ -177,7 +192,7 @@ class UserModels:
         path = self.template.replace("%%", "\0").replace("%u", user).replace("\0", "%")
         names = os.fsencode(path).split(b"/")
         if max(len(name) for name in names[:-1] + [names[-1] + _LONGEST_SUFFIX]) > _MAX_USER:
-            raise InputError(f"user name {user[:40]!r} not allowed in a model path (a file name of its model "
+            raise InputError(f"user name {shown_user(user)} not allowed in a model path (a file name of its model "
                              f"would be over {_MAX_USER} bytes)")
         return path
 
@@ -261,7 +276,7 @@ class UserModels:
             while len(self._failed) > self.max_users:
                 self._failed.popitem(last=False)
         text = str(exc) if isinstance(exc, TextnbError) else f"{exc.filename or path}: {exc.strerror or exc}"
-        self._log(f"spamd: user {user[:40]!r}: {text}; the user's requests are answered 69 (Service Unavailable) "
+        self._log(f"spamd: user {shown_user(user)}: {text}; the user's requests are answered 69 (Service Unavailable) "
                   "until the file is replaced")
 
     def held_bytes(self):
@@ -684,9 +699,9 @@ class SpamdHandler(StreamHandler):
         except InputError as exc:
             raise _Refuse("EX_NOUSER", f"Unknown user: {exc}") from None
         except (TextnbError, OSError) as exc:
-            raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: user {user[:40]!r}: {exc}") from None
+            raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: user {shown_user(user)}: {exc}") from None
         if served and method == "TELL":
-            text = (f"user {user[:40]!r}: the user's model path {path} is the served model, which every user "
+            text = (f"user {shown_user(user)}: the user's model path {path} is the served model, which every user "
                     "without a model of their own is served; not learning into it")
             owner.log(f"spamd: TELL refused: {text}")
             raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: {text}")
@@ -694,7 +709,7 @@ class SpamdHandler(StreamHandler):
             return path, holder
         if users.unknown_user == "refuse":
             why = " (the user's model path is the served model)" if served else ""
-            raise _Refuse("EX_NOUSER", f"Unknown user: no model for user {user[:40]!r}{why}")
+            raise _Refuse("EX_NOUSER", f"Unknown user: no model for user {shown_user(user)}{why}")
         return path, owner.holder  # TELL starts the user's own model from a copy of this one
 
     def _tell(self, owner, model_path, headers, data):
