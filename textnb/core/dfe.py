@@ -50,7 +50,7 @@ from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, SPLITS, Bool, Choi
 
 __all__ = ["FAMILIES", "DEFAULT_ALPHA", "STEP", "LONG_DOCUMENT_STEP", "LONG_DOCUMENT_TERMS", "STEP_RULE", "STEP_VALUE", "pass_step", "pass_steps", "RATIO_RULE", "long_documents", "uses_ratios", "pass_ratios", "log_count_ratios", "PARAM_SCHEMA", "fit_rows", "choose_family", "COMPLEMENT_RATIOS", "races_ratios", "class_sums", "class_cell_sums", "doc_features", "features", "learn",
            "linear_weights", "model_weights", "no_evidence_log_prior", "fit_scale", "held_out_scale", "leave_out_scale",
-           "leave_out_scores", "fit_residual", "layer_features", "LAYER_FIELD", "RESIDUAL_STRENGTHS", "RESIDUAL_WORK", "passes", "check_folds", "restrict_splits", "map_threads", "sample_keys", "sample_rows",
+           "leave_out_scores", "fit_residual", "layer_features", "term_presence", "LAYER_FIELD", "RESIDUAL_STRENGTHS", "RESIDUAL_WORK", "passes", "check_folds", "restrict_splits", "map_threads", "sample_keys", "sample_rows",
            "threads", "content_keys", "group_keys"]
 
 FAMILIES = ("complement", "bernoulli")
@@ -367,7 +367,7 @@ def joint_log_likelihood(family, X, coef, intercept, class_documents, presence=N
     when given; a document with no known term gets :func:`no_evidence_log_prior`."""
     jll = np.asarray(features(family, X) @ coef.T) + intercept
     if presence is not None:
-        jll += np.asarray(_presence(X) @ presence.T)
+        jll += np.asarray(term_presence(X) @ presence.T)
     prior = no_evidence_log_prior(family, class_documents)
     return jll if prior is None else prior_where_empty(jll, X.empty_rows(), prior)
 
@@ -837,14 +837,22 @@ def layer_features(family, T):
     beyond the noise: in the complement features a term's weight shrinks with the document's
     length, which a correction for what the naive Bayes weights get wrong about one term need
     not share."""
-    return T if family == "bernoulli" else _presence(T)
+    return T if family == "bernoulli" else term_presence(T)
 
 
-def _presence(X):
-    """The CSR matrix ``X`` with 1 in each of its cells that is not 0 (and 0 in the others)."""
-    out = X.copy()
-    out.data = (out.data != 0).astype(out.data.dtype)
-    return out
+def term_presence(X, dtype=None):
+    """The terms' presence in the documents of counts or features ``X``: 1 in each cell
+    that is not 0, 0 in the others, of ``dtype`` (``X``'s own by default). A sparse ``X``
+    (a :class:`~textnb.core.csr.CSR`, or any scipy.sparse matrix: made CSR) gives a CSR
+    copy with its stored cells so set (a stored 0 stays a stored 0); a dense one, an array.
+    The one presence of the residual layer (:func:`layer_features`, :func:`joint_log_likelihood`)
+    and of a :class:`~textnb.naive_bayes.kernels.LinearForm`'s ``presence`` weights."""
+    if hasattr(X, "tocsr"):
+        out = X.copy() if X.format == "csr" else X.tocsr(copy=True)
+        out.data = (out.data != 0).astype(out.data.dtype if dtype is None else dtype)
+        return out
+    X = np.asarray(X)
+    return (X != 0).astype(X.dtype if dtype is None else dtype)
 
 
 #: The state field of the residual layer's weights of a model of each event model

@@ -73,19 +73,10 @@ def form_log_likelihood(form, features, X):
     evidence, ``form.empty`` when given (:func:`textnb.core.logspace.prior_where_empty`)."""
     jll = weighted_sum(features, form.weights) + form.bias
     if form.presence is not None:
-        jll = jll + weighted_sum(_present(X), form.presence)
+        jll = jll + weighted_sum(dfe.term_presence(X, np.float64), form.presence)
     if form.empty is None:
         return jll
     return prior_where_empty(jll, no_evidence(X), form.empty)  # no evidence: the class prior
-
-
-def _present(X):
-    """1 where the counts ``X`` (dense or sparse) are not 0, as float64."""
-    if hasattr(X, "tocsr"):
-        X = X.tocsr(copy=True)
-        X.data = (X.data != 0).astype(np.float64)
-        return X
-    return (np.asarray(X) != 0).astype(np.float64)
 
 
 class LinearForm(NamedTuple):
