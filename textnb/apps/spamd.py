@@ -349,11 +349,12 @@ def _copy_model(holder, dest, digest, set_class=None):
             os.unlink(tmp)
 
 
-def _served_lists(holder, digest, set_class):
-    """Whether the served model's journal already says what a TELL of ``digest`` would
-    make of a copy of it (learned as ``set_class``, or, for None, not listed): then the
-    TELL changes nothing and no copy is needed (:func:`_copy_model` checks it again, under
-    the locks, before it copies)."""
+@contextlib.contextmanager
+def _served_journal(holder):
+    """The path of the journal of the model ``holder`` serves, its lock held for the block
+    when the journal exists (no lock file made for a model without one), as every writer of
+    it holds it; a lock file that cannot be made (a folder the daemon may not write, where
+    no writer can hold it either) is read without."""
     served_journal = journal_path(holder.path)
     with contextlib.ExitStack() as stack:
         if os.path.lexists(served_journal):
@@ -361,6 +362,15 @@ def _served_lists(holder, digest, set_class):
                 stack.enter_context(model_lock(served_journal, follow=False))
             except InputError:
                 pass
+        yield served_journal
+
+
+def _served_lists(holder, digest, set_class):
+    """Whether the served model's journal already says what a TELL of ``digest`` would
+    make of a copy of it (learned as ``set_class``, or, for None, not listed): then the
+    TELL changes nothing and no copy is needed (:func:`_copy_model` checks it again, under
+    the locks, before it copies)."""
+    with _served_journal(holder) as served_journal:
         seen, _, identity, _ = _read_journal(served_journal)
         if identity is None or identity != model_identity(holder.path):
             seen = {}
@@ -373,18 +383,11 @@ def _copy_served(holder, out):
     class, complete)`` of its journal when the journal is that file's (else ``({},
     False)``), read under the journal's lock when it has one (a lock file that cannot be
     made, in a folder the daemon may not write: no writer can hold it either)."""
-    served_journal = journal_path(holder.path)
-    with contextlib.ExitStack() as stack:
-        if os.path.lexists(served_journal):  # (no lock file made for a model without a journal)
-            try:
-                stack.enter_context(model_lock(served_journal, follow=False))
-            except InputError:
-                pass
-        with holder.open_served() as src:
-            seen, _, identity, complete = _read_journal(served_journal)
-            if identity is None or identity != model_identity(holder.path, os.fstat(src.fileno())):
-                seen, complete = {}, False
-            shutil.copyfileobj(src, out, 1 << 20)
+    with _served_journal(holder) as served_journal, holder.open_served() as src:
+        seen, _, identity, complete = _read_journal(served_journal)
+        if identity is None or identity != model_identity(holder.path, os.fstat(src.fileno())):
+            seen, complete = {}, False
+        shutil.copyfileobj(src, out, 1 << 20)
     return seen, complete
 
 
