@@ -934,13 +934,7 @@ class Server:
             if self.socket_path is not None:
                 self._servers.append(self._bind_unix(self.socket_path, _MailHandler))
             if self.http is not None:
-                host, port = self.http
-                try:
-                    srv = _HTTPServer((host, port), _HTTPHandler, bind_and_activate=True)
-                except OSError as exc:
-                    raise InputError(f"{host}:{port}: cannot listen ({exc.strerror or exc})") from None
-                srv._init_bounded(self)
-                self._servers.append(srv)
+                self._servers.append(self._bind_tcp(_HTTPServer, self.http, _HTTPHandler))
             if self.spamd is not None:
                 kind, where = (("tcp", self.spamd) if isinstance(self.spamd, tuple) else parse_address(self.spamd))
                 if kind == "unix":
@@ -949,11 +943,7 @@ class Server:
                     self._spamd_path = where
                 else:
                     host, port = where
-                    try:
-                        srv = _TCPServer((host, port), SpamdHandler, bind_and_activate=True)
-                    except OSError as exc:
-                        raise InputError(f"{host}:{port}: cannot listen ({exc.strerror or exc})") from None
-                    srv._init_bounded(self)
+                    srv = self._bind_tcp(_TCPServer, where, SpamdHandler)
                     if not is_loopback(host):
                         self.log(f"spamd on {host}:{port} is reachable beyond this machine and its clients "
                                  "are not authenticated (restrict it with a firewall)")
@@ -977,6 +967,17 @@ class Server:
         if self.user_models is not None:
             self.user_models.clear()
         self.log(f"{self.model_path}: reload requested")
+
+    def _bind_tcp(self, server_class, address, handler):
+        """A ``server_class`` listening on ``address`` (``(host, port)``) for ``handler``,
+        bounded by this server's limits; InputError naming the address when it cannot listen."""
+        host, port = address
+        try:
+            srv = server_class((host, port), handler, bind_and_activate=True)
+        except OSError as exc:
+            raise InputError(f"{host}:{port}: cannot listen ({exc.strerror or exc})") from None
+        srv._init_bounded(self)
+        return srv
 
     def _bind_unix(self, path, handler):
         _check_socket_path(path)
