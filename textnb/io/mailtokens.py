@@ -683,6 +683,14 @@ def _html_text(src, links):
             text.append(unescape(chunk) if "&" in chunk else chunk)
 
     def attributes(attrs):
+        """Read a tag's attributes ``attrs``: an ``alt`` / ``title`` value's text, and with
+        ``links`` the host of an ``href`` / ``src`` / ``action`` URL. A quick look first
+        (every tag's attributes pass here): none of those names, or no ``=``, nothing to read."""
+        if "=" not in attrs:
+            return
+        low = attrs.lower()
+        if not ("alt" in low or "title" in low or links and ("href" in low or "src" in low or "action" in low)):
+            return
         for name, double, single, bare in attr(attrs):  # (findall: "" for a value not there)
             value = double or single or bare
             if not value:
@@ -752,10 +760,8 @@ def _html_text(src, links):
             if end_tag:
                 ended(tag.lower())
                 return after
-            if "=" in attrs:
-                low = attrs.lower()
-                if "alt" in low or "title" in low or links and ("href" in low or "src" in low or "action" in low):
-                    attributes(attrs)
+            if "=" in attrs:  # (most tags have none: no call)
+                attributes(attrs)
             return opened(tag.lower(), after)
         if find(">", lt + 1) < 0:  # nothing after can close: the rest is text
             data(src[lt:])
@@ -817,10 +823,8 @@ def _html_text(src, links):
                 tag = tag.lower()
                 if skip and not titles and tag not in _HEAD_TAGS:  # (as opened(): the body's first tag
                     skip = 0  # ends an open head)
-                if "=" in attrs:
-                    low = attrs.lower()
-                    if "alt" in low or "title" in low or links and ("href" in low or "src" in low or "action" in low):
-                        attributes(attrs)
+                if "=" in attrs:  # (most tags have none: no call)
+                    attributes(attrs)
                 if tag in _BLOCK_TAGS:  # opened(tag, pos) for the common tags, inline
                     text.append("\n")
                 elif tag in _OPENED_TAGS:
