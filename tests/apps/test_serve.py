@@ -1249,3 +1249,37 @@ def test_http_mail_and_topicfilter_mail_read_a_plain_spam_ham_model_s_message_al
     for i in range(len(messages)):
         r = routes[f"{i}.eml"]
         assert (body["labels"][i], max(body["probabilities"][i])) == (r.label, pytest.approx(r.confidence, abs=1e-12))
+
+
+def test_http_mail_labels_of_a_spam_model_of_three_classes_are_its_most_probable(tmp_path):
+    """A spam model of more classes than ham and spam (``textnb train`` of folders spam/, ham/
+    and news/; spamfilter counts the others as ham): with ``"mail": true`` a news message was
+    labelled ``ham`` (the first class that is not spam) and its row was the verdict's P(spam)
+    with the rest split evenly, ``[0.5, 0.5, 0.0]`` where the model says news at 1.0. Now the
+    row is the model's: P(spam) and its log-odds the verdict's, the other classes sharing the
+    rest as the model shares it, and ``labels`` the most probable class of that row, as
+    ``"mail": false`` and ``textnb predict`` give it; the verdict is unchanged (``ham``: not spam)."""
+    from textnb.apps.filtering import mail_features
+
+    rng = random.Random(44)
+    news_words = "election minister parliament vote economy shares market growth".split()
+    texts, labels = [], []
+    for label, words in (("ham", HAM_WORDS), ("news", news_words), ("spam", SPAM_WORDS)):
+        for _ in range(20):
+            texts.append(mail_bytes(words, rng).decode())
+            labels.append(label)
+    path = tmp_path / "three.tnb"
+    model = textnb.TextClassifier().fit(texts, labels)
+    model.save(path)
+    msgs = [mail_bytes(words, rng) for words in (news_words, HAM_WORDS, SPAM_WORDS, news_words + SPAM_WORDS)]
+    with Server(path, http=("127.0.0.1", 0)) as server:
+        status, body = post(server.http_address[1], json.dumps({"texts": [m.decode() for m in msgs], "mail": True}))
+    assert status == 200 and body["classes"] == ["ham", "news", "spam"]
+    features = [mail_features(model, m) for m in msgs]
+    proba = model.predict_proba(features)
+    assert body["labels"] == [body["classes"][k] for k in proba.argmax(axis=1)]
+    assert body["labels"][:3] == ["news", "ham", "spam"]
+    np.testing.assert_allclose(body["probabilities"], proba, rtol=1e-9, atol=1e-15)
+    for i, v in enumerate(body["verdicts"]):  # one score: the spam column is the verdict's, to the bit
+        assert body["probabilities"][i][2] == v["score"] and body["log_odds"][i][2] == v["log_odds"]
+    assert [v["label"] for v in body["verdicts"]][:3] == ["ham", "ham", "spam"]

@@ -40,8 +40,11 @@ left out, as labels; for a spam model, a header-less message as spamfilter reads
 message (read as ``topicfilter --mail`` reads its file, :func:`textnb.apps.filtering.mail_features`:
 the first ``textnb.io.mail.DEFAULT_MAX_BYTES`` bytes parsed as mail for a model that is not a spam model,
 what spamfilter feeds a spam model) and, for a spam model, ``"verdicts"`` is
-added (``spam_cutoff`` / ``ham_cutoff`` may be given) and each message's row is its
-verdict's (one score per message). A request of no texts is answered with the keys of
+added (``spam_cutoff`` / ``ham_cutoff`` may be given: the verdict's label, ``spam``, ``ham``
+or ``unsure``, is what a mail client reads) and each message's row is its verdict's (one
+score per message: the spam class's P(spam) and log-odds; the other classes share the rest
+as the model shares it; ``"labels"`` the row's most probable class, no cut-off). A request
+of no texts is answered with the keys of
 any other answer of that request, each list empty. ``"top": K`` and / or ``"threshold": P``
 rank each text's labels as ``textnb predict --top K --threshold P`` does
 (:func:`textnb.evaluation.topk.best_labels_of_rows`, the same checks: K from 1 to 10^6 or -1
@@ -306,7 +309,8 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
     With ``"mail": true`` and a spam model, every message gets one verdict
     (:func:`textnb.apps.verdict.message_verdict`, the cold ``spamfilter``'s) and its row of
     ``probabilities`` / ``log_odds`` and its ``labels`` entry are that verdict's (P(spam),
-    the spam log-odds; the label is the likelier class), so one message has one score;
+    the spam log-odds, the other classes sharing the rest as the model shares it; the label
+    is the most probable class of that row, :func:`_verdict_rows`), so one message has one score;
     ``"spam_cutoff"`` / ``"ham_cutoff"`` set that verdict's cut-offs, as the socket's ``SPAM``
     options do, and are refused (InputError) where no verdict is made (without ``"mail":
     true``, or for a model that is not a spam model); their order (the ham cut-off not above the
@@ -358,7 +362,8 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
     if spam:
         raw = _message_bytes(texts)
         verdicts = [message_verdict(model, m, source=f"texts[{i}]", **kwargs) for i, m in enumerate(raw)]
-        return _verdict_rows(out, classes, verdicts)
+        shares = _not_spam_shares(model, raw, classes.index("spam")) if len(classes) > 2 and raw else None
+        return _verdict_rows(out, classes, verdicts, shares)
     if not texts:
         return out
     if as_mail:  # each a message file as topicfilter --mail reads it (its first mail.DEFAULT_MAX_BYTES bytes):
@@ -416,23 +421,44 @@ def _threshold(value):
         raise InputError(f'"threshold" must be a number >= 0 and <= 1; got {value!r}') from None
 
 
-def _verdict_rows(out, classes, verdicts):
+def _not_spam_shares(model, raw, spam):
+    """Each class but spam's share of P(not spam) for the messages ``raw`` of a spam model of
+    more than two classes: ``P(c | x) / P(not spam | x)`` by the model's own probabilities
+    of what its verdicts read of them (:func:`~textnb.apps.filtering.mail_features`), one
+    row per message, the classes in order without spam. (A message the model gives no
+    P(not spam) at all, shares of nothing: even.)"""
+    import numpy as np
+
+    from textnb.core.logspace import proba_from_jll
+
+    logp = np.asarray(model.predict_log_proba([mail_features(model, m) for m in raw]), dtype=np.float64)
+    shares = proba_from_jll(np.delete(logp, spam, axis=1))
+    return np.where(np.isfinite(shares), shares, 1.0 / shares.shape[1])
+
+
+def _verdict_rows(out, classes, verdicts, shares=None):
     """Fill ``out`` from one verdict per message: the spam class gets P(spam) and the spam
-    log-odds, every other class shares the rest (its log-odds: log P(c) - log P(not c))."""
+    log-odds, the verdict's; the other class of a two-class model the rest, and those of a
+    model of more classes the rest shared as the model shares it (``shares``:
+    :func:`_not_spam_shares`; their log-odds: log P(c) - log P(not c)). ``labels`` is the
+    class of highest probability of that row (of two classes: spam when the log-odds is
+    above 0), never a cut-off's."""
     spam = classes.index("spam")
     others = len(classes) - 1
-    for v in verdicts:
+    for i, v in enumerate(verdicts):
         p, lo = float(v.score), float(v.log_odds)
-        q = (1.0 - p) / others if others else 0.0
-        probs = [p if j == spam else q for j in range(len(classes))]
         if others == 1:
+            probs = [p if j == spam else 1.0 - p for j in range(len(classes))]
             los = [lo if j == spam else -lo for j in range(len(classes))]
+            best = spam if lo > 0 else 1 - spam
         else:
-            los = [lo if j == spam else logit(q) for j in range(len(classes))]
+            rest = iter([] if shares is None else shares[i])
+            probs = [p if j == spam else (1.0 - p) * float(next(rest)) for j in range(len(classes))]
+            los = [lo if j == spam else logit(q) for j, q in enumerate(probs)]
+            best = max(range(len(classes)), key=probs.__getitem__)  # (the first of equals, as predict's argmax)
         out["probabilities"].append([_jsonable(x) for x in probs])
         out["log_odds"].append([_jsonable(x) for x in los])
-        out["labels"].append(out["classes"][spam] if lo > 0 else
-                             out["classes"][next(j for j in range(len(classes)) if j != spam)])
+        out["labels"].append(out["classes"][best])
     out["verdicts"] = [{"label": v.label, "score": _jsonable(v.score), "log_odds": _jsonable(v.log_odds)}
                        for v in verdicts]
     return out
