@@ -687,10 +687,6 @@ def _timeout_text(owner):
     return f"timeout: the request did not arrive within {owner.timeout:g} seconds (textnb serve --timeout)"
 
 
-def _one_line(exc):
-    return " ".join(str(exc).split())[:1000]
-
-
 def _json(body, owner=None):
     """The request's JSON; a body holding more strings than ``owner.max_texts`` allows is
     refused before it is parsed (parsing it would cost far more memory than its size)."""
@@ -803,13 +799,13 @@ class _HTTPHandler(DeadlineReading, http.server.BaseHTTPRequestHandler):
             self._reply(200, classify_texts(owner.holder.get(), _json(body, owner), max_texts=owner.max_texts,
                                             max_tokens=owner.max_tokens))
         except (TextnbError, ValueError) as exc:
-            self._reply(400, {"error": _one_line(exc)})
+            self._reply(400, {"error": protocol.one_line(exc)[:1000]})
         except MemoryError:
             self._reply(500, {"error": "out of memory"})
         except OSError:
             raise
         except Exception as exc:  # a bad request never takes the daemon down
-            self._reply(500, {"error": f"internal error: {type(exc).__name__}: {_one_line(exc)}"})
+            self._reply(500, {"error": f"internal error: {type(exc).__name__}: {protocol.one_line(exc)[:1000]}"})
 
 
 # -- the server -----------------------------------------------------------------------
