@@ -19,7 +19,7 @@ from textnb.cli.streams import label_list
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, RowError, input_name
 from textnb.core.wrapping import reads_documents, table_attributes
-from textnb.io.corpus import stdin_stream
+from textnb.io.corpus import input_file_count, stdin_stream
 from textnb.text.tokenize import decodes_documents
 from textnb.io.sources import (as_fasttext, as_rows, check_paths, document_batches, line_chunks, reading,
                                row_chunks, some_file)
@@ -260,6 +260,10 @@ def _predict(args, out, err):
         return _predict_messages(args, model, paths, classes, max_bytes, out, err, bar)
     check_paths(paths, rows=args.rows)
     decode = not decodes_documents(model)  # (a vectorizer with its own encoding decodes the files' bytes)
+    if bar.enabled:  # the bar's total, when the files of the documents read (not rows nor lines) are known
+        total = input_file_count([path for path in paths if _reading(args, model, path) == ""])
+        if total:
+            bar(0, total)
 
     def tick():
         nonlocal done

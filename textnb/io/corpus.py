@@ -85,6 +85,7 @@ __all__ = [
     "read_document",
     "iter_input_documents",
     "input_documents",
+    "input_file_count",
     "to_text",
     "to_tokenizable",
     "MessageStream",
@@ -1545,6 +1546,29 @@ def _unread_reason(path, exc):
         return missing_reason(os.fspath(path), "file")
     message, name = str(exc), f"{os.fspath(path)}: "
     return message[len(name):] if message.startswith(name) else message
+
+
+def input_file_count(paths):
+    """How many files :func:`input_documents` reads of ``paths``, known before any is read:
+    a file named is one, a folder the files its walk lists (:func:`_walk_pairs`, the links
+    that loop included: each is reported as a document left out). Each is a document, but an
+    mbox file, whose messages are told only by reading it. None when it cannot be known:
+    standard input or a pipe among ``paths``, a PATH not there or a folder that cannot be
+    listed (reading them says why). What a progress bar of the documents read takes as its
+    total (``textnb predict``)."""
+    n = 0
+    for p in paths:
+        if _named_stream(p) or not os.path.exists(p):
+            return None
+        if not os.path.isdir(p):
+            n += 1
+            continue
+        loops = []
+        try:
+            n += sum(1 for _ in _walk_pairs(p, loops)) + len(loops)
+        except InputError:
+            return None
+    return n
 
 
 def _named_stream(path):
