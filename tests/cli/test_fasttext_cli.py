@@ -186,6 +186,34 @@ def test_multilabel_labels_holding_a_comma_stay_one_label(tmp_path):
     assert "x\\,y" in labels and re.split(r"(?<!\\),", labels).count("x\\,y") == 1, labels
 
 
+def _label_field(field):
+    """The labels of predict's multi-label field, read as the README says: left to right, a
+    backslash and the character after it one character (``\\,`` a comma, ``\\\\`` a
+    backslash), a comma alone between two labels."""
+    return [re.sub(r"\\(.)", r"\1", label) for label in re.findall(r"(?:\\.|[^\\,])+", field)]
+
+
+def test_multilabel_labels_holding_commas_and_backslashes_read_back_exactly(tmp_path):
+    """A fastText file's labels `a,b`, `a\\` and `a\\,b` (session 44's user trial: did `a,b,c`
+    read as three labels?): predict's text field, read by the README's rule, gives the labels
+    --json gives, whatever a label holds; a label without a comma or backslash is as it was."""
+    rows = [("__label__a,b __label__c", "apple banana cherry"), ("__label__a\\ __label__b", "dog egg"),
+            ("__label__a\\,b", "fig grape"), ("__label__c", "kiwi lemon")]
+    (tmp_path / "c.txt").write_text("".join(f"{labels} {text} w{i}\n" for i in range(30) for labels, text in rows))
+    code, out, err = run("train", tmp_path / "c.txt", "-o", tmp_path / "c.tnb")
+    assert code == 0, err
+    queries = "".join(f"{text}\n" for _, text in rows)
+    code, out, err = run("predict", tmp_path / "c.tnb", "--lines", "-", stdin=queries)
+    assert code == 0, err
+    fields = [line.split("\t")[1] for line in out.splitlines()]
+    code, out, err = run("predict", tmp_path / "c.tnb", "--lines", "-", "--json", stdin=queries)
+    assert code == 0, err
+    exact = [json.loads(line)["labels"] for line in out.splitlines()]
+    assert [sorted(labels) for labels in exact] == [["a,b", "c"], ["a\\", "b"], ["a\\,b"], ["c"]]
+    assert [_label_field(f) for f in fields] == exact  # (most probable first, in both)
+    assert fields[0] in ("a\\,b,c", "c,a\\,b") and fields[2:] == ["a\\\\\\,b", "c"]
+
+
 def test_evaluate_single_label_and_test_file(files):
     code, out, err = run("evaluate", files / "train.txt", "--test", files / "test.txt", "--json")
     assert code == 0, err

@@ -373,3 +373,63 @@ def test_predict_jobs_scores_every_input_in_threads_with_the_same_output(tmp_pat
     rc, out, err = cli("predict", tmp_path / "t.tnb", table, "--jobs", "2")
     assert rc == 1 and out == ""
     one_error_line(err, "--jobs applies to a linear text model")
+
+
+#: a file of each row format whose third data row is bad (after a header, a blank line and, in
+#: CSV, a cell of two lines), the error predict gives, and the bad row made good
+_BAD_THIRD_ROW = {
+    "short-tsv-row": ("q.tsv", "label\ttext\nham\thello there\n\nspam\twin cash now\nbroken\n",
+                      "q.tsv:3 (line 5): row has 1 cell, expected at least 2", "ham\tok\n"),
+    "unclosed-csv-quote": ("q.csv", 'label,text\nham,hello there\n\nspam,"win cash\nnow"\nham,"ok\n',
+                           "q.csv:3 (line 6): a quoted field is never closed", "ham,ok\n"),
+    "wide-csv-row": ("q.csv", 'label,text\nham,hello there\n\nspam,"win cash\nnow"\nham,ok,EXTRA\n',
+                     "q.csv:3 (line 6): row has 3 cells, expected 2", "ham,ok\n"),
+    "json-line-not-an-object": ("q.jsonl", '{"label": "ham", "text": "hello there"}\n\n'
+                                '{"label": "spam", "text": "win cash now"}\n[1, 2]\n',
+                                "q.jsonl:3 (line 4): not a JSON object", '{"label": "ham", "text": "ok"}\n'),
+    "json-list-cell": ("q.jsonl", '{"label": "ham", "text": "hello there"}\n\n'
+                       '{"label": "spam", "text": "win cash now"}\n{"label": "ham", "text": ["ok"]}\n',
+                       "q.jsonl:3 (line 4): field 'text' holds a JSON list", '{"label": "ham", "text": "ok"}\n'),
+}
+
+
+@pytest.mark.parametrize("kind", ["text", "multilabel"])
+@pytest.mark.parametrize("case", list(_BAD_THIRD_ROW))
+def test_an_error_about_a_row_names_it_as_its_prediction_is_named(models, tmp_path, kind, case):
+    """``predict`` names a TSV/CSV or JSON Lines file's predictions ``FILE:ROW`` (data rows from
+    1: the header and blank lines not counted); its error lines named the file's line, so one
+    row had two numbers (session 44's user trial). An error about a row says its ROW, and the
+    line where it starts (a CSV cell may span lines); train, whose output names no row, says the
+    line as before."""
+    name, text, error, good = _BAD_THIRD_ROW[case]
+    path = tmp_path / name
+    path.write_text(text)
+    rc, out, err = cli("predict", models[kind], path)
+    assert (rc, out) == (1, "")
+    one_error_line(err, f"{path}:{error.split(':', 1)[1]}")
+    if kind == "text":
+        rc, _, err = cli("train", path, "-o", tmp_path / "m.tnb")
+        line = error.split("(line ")[1].split(")")[0]
+        assert rc == 1
+        one_error_line(err, f"{path}:{line}: {error.split(': ', 1)[1]}")
+    path.write_text(text[:text.rindex("\n", 0, len(text) - 1) + 1] + good)
+    rc, out, err = cli("predict", models[kind], path)
+    assert rc == 0, err
+    assert [row.split("\t")[0] for row in out.splitlines()] == [f"{path}:{k}" for k in (1, 2, 3)]
+
+
+def test_an_error_about_a_table_row_names_it_as_its_prediction_is_named(models, tmp_path):
+    """The same of a table model's query (the table reader): ``q.csv:2 (line 4)``, the row
+    its prediction is named by; a header's error names its line alone."""
+    q = tmp_path / "q.csv"
+    for text, error in (("outlook,windy,play\nsunny,yes,no\n\novercast,no\n", "q.csv:2 (line 4): row has 2 cells"),
+                        ('outlook,windy,play\n"sun\nny",yes,no\novercast,"no,yes\n',
+                         "q.csv:2 (line 4): a quoted field is never closed"),
+                        ("outlook,,play\nsunny,yes,no\n", "q.csv (line 1): header has an empty column name")):
+        q.write_text(text)
+        rc, out, err = cli("predict", models["table"], q)
+        assert (rc, out) == (1, "")
+        one_error_line(err, f"{tmp_path}/{error}")
+    q.write_text("outlook,windy,play\nsunny,yes,no\n\novercast,no,yes\n")
+    rc, out, err = cli("predict", models["table"], q)
+    assert rc == 0 and [row.split("\t")[0] for row in out.splitlines()] == [f"{q}:1", f"{q}:2"]

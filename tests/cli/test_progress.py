@@ -260,3 +260,69 @@ def test_a_bar_needs_its_stream():
     """No bar falls back to sys.stderr: the stream is an argument of every bar."""
     with pytest.raises(TypeError):
         Progress("reading", total=3)
+
+
+def test_predict_gives_its_bar_the_number_of_documents_when_known(tmp_path, monkeypatch):
+    """``textnb predict`` on a terminal counted the documents read with no total
+    (``classifying: 0doc [00:00, ?doc/s]``, session 44's user trial); the files it is given
+    and the files of its folders are known before any is read, as ``train``'s corpus is: the
+    bar gets their number (``0/8`` ... ``8/8``). Standard input among the PATHs: no total,
+    as before; an mbox file's messages, known when it is read, grow the total."""
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # the plain bar: what it draws is its text
+    seen = []
+
+    class Observed(Progress):
+        def __call__(self, done, total=None):
+            super().__call__(done, total)
+            seen.append((done, self.total))
+
+    monkeypatch.setattr(predict, "Progress", Observed)
+    from textnb.cli.commands import main
+
+    for label, text in (("a", "apple banana"), ("b", "car truck")):
+        (tmp_path / "c" / label).mkdir(parents=True)
+        for i in range(3):
+            (tmp_path / "c" / label / f"{i}.txt").write_text(text)
+    model = str(tmp_path / "m.tnb")
+    assert main(["train", str(tmp_path / "c"), "-o", model], stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    for i in range(5):
+        (docs / f"{i}.txt").write_text("apple" if i % 2 else "truck")
+    for i in range(2):
+        (docs / "sub" / f"{i}.txt").write_text("banana")
+    (docs / ".hidden").write_text("not read")
+    (tmp_path / "one.txt").write_text("car")
+    screen = Terminal()
+    assert main(["predict", model, str(docs), str(tmp_path / "one.txt")], stdout=io.StringIO(), stderr=screen) == 0
+    assert seen[0] == (0, 8) and seen[-1] == (8, 8) and {total for _, total in seen} == {8}
+    assert "classifying [" + "#" * 30 + "] 8/8" in screen.getvalue()
+
+    seen.clear()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"apple banana\n")))
+    assert main(["predict", model, str(docs), "-"], stdout=io.StringIO(), stderr=Terminal()) == 0
+    assert seen[-1] == (8, None) and {total for _, total in seen} == {None}
+
+    seen.clear()
+    (tmp_path / "box").write_text("".join(f"From a@b.c Mon Jan  1 00:00:0{i} 2024\nSubject: s{i}\n\ntruck {i}\n\n"
+                                          for i in range(3)))
+    out = io.StringIO()
+    assert main(["predict", model, str(tmp_path / "box"), str(tmp_path / "one.txt")], stdout=out,
+                stderr=Terminal()) == 0
+    assert out.getvalue().count("\n") == 4 and seen[0] == (0, 2) and seen[-1] == (4, 4)
+    assert all(done <= total for done, total in seen)
+
+
+def test_a_total_is_kept_for_later_reports_and_grows_to_what_is_done(monkeypatch):
+    """``bar(0, N)`` then ``bar(k)``: the plain bar drew ``k`` alone (its total was the
+    constructor's); and ``k`` past ``N`` would draw more than the whole."""
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    stream = Terminal()
+    bar = Progress("reading", stream=stream)
+    bar(0, 4)
+    bar._last = 0.0  # (the plain bar redraws at most every 0.1 s)
+    bar(2)
+    assert stream.getvalue().endswith("] 2/4")
+    bar._last = 0.0
+    bar(5)
+    assert stream.getvalue().endswith("] 5/5") and bar.total == 5

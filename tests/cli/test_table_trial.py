@@ -130,20 +130,21 @@ def test_predicting_a_table_without_rows_is_one_line(tmp_path):
 
 def test_the_query_reader_reports_an_unclosed_quote_as_training_does(tmp_path):
     """predict said '2 cells, expected 3' (or that the file lacked the model's attributes)
-    where train said what is wrong: one CSV row reader for both."""
+    where train said what is wrong: one CSV row reader for both. Train names the file's
+    line, predict the data row its predictions are named by, and that line."""
     train = _csv(tmp_path / "tr.csv", ROWS)
     assert cli("train", train, "-o", tmp_path / "m.tnb")[0] == 0
     (tmp_path / "q.csv").write_text('colour,size,class\nred,1,yes\nblue,"2,no\nred,1.5,yes\n')
-    for command, extra in (("predict", [tmp_path / "m.tnb"]), ("train", [])):
+    for command, extra, where in (("predict", [tmp_path / "m.tnb"], "q.csv:2 (line 3)"), ("train", [], "q.csv:3")):
         args = [*extra, tmp_path / "q.csv"] + (["-o", tmp_path / "q.tnb"] if command == "train" else [])
         rc, out, err = cli(command, *args)
         assert rc == 1
-        one_error_line(err, "q.csv:3: a quoted field is never closed")
+        one_error_line(err, f"{where}: a quoted field is never closed")
     # a quoted cell may hold a line break: the rows after it keep their line numbers
     (tmp_path / "n.csv").write_text('colour,size,class\n"re\nd",1,yes\nblue,x,no\n')
     rc, out, err = cli("predict", tmp_path / "m.tnb", tmp_path / "n.csv")
     assert rc == 1
-    one_error_line(err, "n.csv:4")
+    one_error_line(err, "n.csv:2 (line 4)")
 
 
 def test_the_summary_counts_uncertain_attributes(tmp_path):

@@ -213,3 +213,24 @@ def test_an_output_that_names_an_input_is_refused_by_every_command(tmp_path):
     assert {p: p.read_bytes() for p in before} == before
     rc, out, err = cli("merge", a, b, "-o", tmp_path / "m.tnb")  # a new file: merged as before
     assert rc == 0 and "merged 2 models" in out, err
+
+
+def test_a_default_prefix_part_merged_with_another_prefix_reads_by_the_one_kept(tmp_path):
+    """A part trained on `__label__` lines keeps no prefix (the default is not written, as a
+    folder-trained model keeps none), so merged with a `--label-prefix '#'` part the model
+    keeps `#`, in either order, without a refusal: the files cannot tell the two apart
+    (session 44's user trial; the rule is the README's, merge section). Its `test` of the
+    `__label__` file then says the prefix it reads by, and reads it given `--label-prefix`."""
+    (tmp_path / "u.txt").write_text("__label__spam cheap deal now\n__label__ham noon lunch\n")
+    (tmp_path / "h.txt").write_text("#spam win money\n#ham meeting tomorrow\n")
+    assert cli("train", tmp_path / "u.txt", "--model", "multinomial", "-o", tmp_path / "u.tnb")[0] == 0
+    assert cli("train", tmp_path / "h.txt", "--model", "multinomial", "--label-prefix", "#",
+               "-o", tmp_path / "h.tnb")[0] == 0
+    for order in (("u", "h"), ("h", "u")):
+        rc, out, err = cli("merge", *(tmp_path / f"{n}.tnb" for n in order), "-o", tmp_path / f"{''.join(order)}.tnb")
+        assert (rc, err) == (0, "")
+    assert (tmp_path / "uh.tnb").read_bytes() == (tmp_path / "hu.tnb").read_bytes()
+    rc, out, err = cli("test", tmp_path / "uh.tnb", tmp_path / "u.txt")
+    assert rc == 1 and one_error_line(err, "no line has a label (words starting with '#')")
+    rc, out, err = cli("test", tmp_path / "uh.tnb", tmp_path / "u.txt", "--label-prefix", "__label__")
+    assert rc == 0 and out.splitlines()[0] == "N\t2", err

@@ -423,7 +423,7 @@ def test_cli_class_alias_arff_and_errors(tmp_path):
     q = tmp_path / "q.csv"
     q.write_text("subject,body,size,colour\nfree prize,,lots,red\n")
     code, _, err = run("predict", tmp_path / "arff.tnb", q)
-    assert code == 1 and err.strip() == f"textnb: error: {q}:2: value 'lots' in numeric column 'size' is not a number"
+    assert code == 1 and err.strip() == f"textnb: error: {q}:1 (line 2): value 'lots' in numeric column 'size' is not a number"
     q.write_text("subject,body,size,colour\nfree prize,,4.5,red\n")
     code, out, err = run("predict", tmp_path / "arff.tnb", q, "--json")
     assert code == 0 and json.loads(out)["label"] == "spam"

@@ -17,9 +17,9 @@ from textnb.cli.predictions import Accuracy, format_proba, print_predictions, pr
 from textnb.evaluation.topk import label_names, proba_and_odds, scored_batches, threaded_scoring
 from textnb.cli.streams import label_list
 from textnb.cli.progress import Progress
-from textnb.core.errors import InputError, input_name
+from textnb.core.errors import InputError, RowError, input_name
 from textnb.core.wrapping import reads_documents, table_attributes
-from textnb.io.corpus import stdin_stream
+from textnb.io.corpus import input_file_count, stdin_stream
 from textnb.text.tokenize import decodes_documents
 from textnb.io.sources import (as_fasttext, as_rows, check_paths, document_batches, line_chunks, reading,
                                row_chunks, some_file)
@@ -60,7 +60,8 @@ def add_parser(sub):
                    help="read each PATH (or stdin) as a TSV/CSV or JSON Lines file, one document per row as train "
                         "reads it (automatic for *.tsv, *.csv, *.tab, *.jsonl, *.ndjson and *.json files, unless one "
                         "is a fastText file, read one document per line as train reads it); output PATH:ROW in row "
-                        "order, and the accuracy on stderr when the file has a label column")
+                        "order (ROW: the data rows from 1; an error about a row says PATH:ROW (line N), N the file's "
+                        "line), and the accuracy on stderr when the file has a label column")
     p.add_argument("--jobs", type=jobs, default=1,
                    help=f"threads that tokenise and score batches of documents, rows or lines with a linear text "
                         f"model once the input makes four batches (default 1; -1: this one plus one per idle CPU: "
@@ -203,6 +204,16 @@ def _predict_table(args, model, out, err=None):
 
 
 def run(args, out, err):
+    """``textnb predict``: every error about a row of a TSV/CSV or JSON Lines file names it as
+    its prediction is named, by its data row, with the file's line where it is another
+    (``FILE:ROW (line N)``; :meth:`~textnb.core.errors.RowError.by_row`)."""
+    try:
+        return _predict(args, out, err)
+    except RowError as exc:
+        raise exc.by_row() from None
+
+
+def _predict(args, out, err):
     from textnb.text.scorer import load_for_prediction, reads_mail
 
     if args.label_prefix is not None and args.lines is None and not args.paths:
@@ -249,6 +260,10 @@ def run(args, out, err):
         return _predict_messages(args, model, paths, classes, max_bytes, out, err, bar)
     check_paths(paths, rows=args.rows)
     decode = not decodes_documents(model)  # (a vectorizer with its own encoding decodes the files' bytes)
+    if bar.enabled:  # the bar's total, when the files of the documents read (not rows nor lines) are known
+        total = input_file_count([path for path in paths if _reading(args, model, path) == ""])
+        if total:
+            bar(0, total)
 
     def tick():
         nonlocal done

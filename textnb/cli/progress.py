@@ -87,10 +87,18 @@ class Progress:
                               **shape)
 
     def __call__(self, done, total=None):
+        """Report ``done`` steps of ``total`` (None: the total given before, if any). A
+        total is kept for the reports after it, and grows to ``done`` when passed (a
+        total known before reading counts files, and an mbox file among them holds
+        several documents)."""
         if not self.enabled:
             return
+        total = total if total is not None else self.total
+        if total is not None and done > total:
+            total = done
+        self.total = total
         if not self._started:
-            self._start(total if total is not None else self.total)
+            self._start(total)
         if self._tqdm is not None:
             if total is not None and total != self._tqdm.total:
                 self._tqdm.total = total
@@ -98,7 +106,6 @@ class Progress:
             self._tqdm.update(done - self._done)
             self._done = done
             return
-        total = total if total is not None else self.total
         now = time.monotonic()
         if now - self._last < 0.1 and (total is None or done < total):
             return

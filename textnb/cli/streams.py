@@ -29,7 +29,9 @@ def cell(text):
 
 def label_list(labels):
     """Several labels in one field of tab-separated output (a multi-label prediction):
-    each escaped as :func:`cell` escapes it and a comma in it written ``\\,``, joined
-    by commas; so ``x,y`` as one label (``x\\,y``) is told from the labels ``x`` and ``y``."""
+    each escaped as :func:`cell` escapes it (a backslash ``\\\\``) and a comma in it written
+    ``\\,``, joined by commas; so ``x,y`` as one label (``x\\,y``) is told from the labels
+    ``x`` and ``y``, and ``x\\`` before ``y`` (``x\\\\,y``) from ``x\\,y``: the field is
+    read left to right, a backslash and the character after it one character (README)."""
     return ",".join(cell(label).replace(",", "\\,") for label in labels)
 

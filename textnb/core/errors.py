@@ -7,7 +7,7 @@ The command line prints that line and exits with status 1; library users catch i
 
 import os
 
-__all__ = ["TextnbError", "InputError", "NotATextCorpus", "ModelGivenAsData", "DataError", "EmptyVocabulary", "TooFewObjects",
+__all__ = ["TextnbError", "InputError", "RowError", "NotATextCorpus", "ModelGivenAsData", "DataError", "EmptyVocabulary", "TooFewObjects",
            "ParameterError", "SettingsDiffer", "SingleStringError", "StructureError",
            "refuse_single_string", "ModelFileError", "DataWarning", "short_repr", "missing_reason",
            "missing_input", "check_input",
@@ -21,6 +21,27 @@ class TextnbError(Exception):
 
 class InputError(TextnbError, ValueError):
     """A corpus, table or document that cannot be read or used."""
+
+
+class RowError(InputError):
+    """A row of a TSV/CSV or JSON Lines file that cannot be read or used: ``PATH:LINE:
+    DETAIL``, LINE the file's line where the row starts (a quoted CSV cell may span lines);
+    ``row``, when known, its number among the file's data rows (from 1; the header and blank
+    lines not counted), by which ``textnb predict`` names the row's prediction
+    (:meth:`by_row`)."""
+
+    def __init__(self, path, line, detail, row=None):
+        super().__init__(f"{path}:{line}: {detail}")
+        self.path, self.line, self.detail, self.row = path, line, detail, row
+
+    def by_row(self):
+        """The error as ``predict`` says it, naming the row as its prediction is named:
+        ``PATH:ROW (line N): DETAIL`` (``PATH:ROW: DETAIL`` where N is ROW); a line that is no
+        data row (a header) or whose row is not known, ``PATH (line N): DETAIL``."""
+        if self.row is None:
+            return InputError(f"{self.path} (line {self.line}): {self.detail}")
+        line = "" if self.line == self.row else f" (line {self.line})"
+        return InputError(f"{self.path}:{self.row}{line}: {self.detail}")
 
 
 class NotATextCorpus(InputError):

@@ -43,7 +43,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenAsData, NotATextCorpus, check_input,
+from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenAsData, NotATextCorpus, RowError, check_input,
                                  counted, empty_input, input_name, missing_input, missing_reason, short_repr)
 from textnb.io.files import (BOM, DEFAULT_LABEL_PREFIX, MAILDIR_PARTS, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
                              is_maildir, is_named_pipe, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device)
@@ -85,6 +85,7 @@ __all__ = [
     "read_document",
     "iter_input_documents",
     "input_documents",
+    "input_file_count",
     "to_text",
     "to_tokenizable",
     "MessageStream",
@@ -685,12 +686,13 @@ def _pick_column(header, wanted, names, what, path):
     return None
 
 
-def row_width_error(path, line, cells, expected, *, at_least=False, hint=""):
+def row_width_error(path, line, cells, expected, *, at_least=False, hint="", row=None):
     """The one message for a row of a TSV/CSV file (a text corpus or a table) with the
-    wrong number of cells: ``PATH:LINE: row has N cells, expected [at least] M``."""
+    wrong number of cells: ``PATH:LINE: row has N cells, expected [at least] M`` (a
+    :class:`~textnb.core.errors.RowError`; ``row``: its number among the data rows)."""
     s = "" if cells == 1 else "s"
-    return InputError(f"{path}:{line}: row has {cells} cell{s}, expected {'at least ' if at_least else ''}"
-                      f"{expected}{hint}")
+    return RowError(path, line, f"row has {cells} cell{s}, expected {'at least ' if at_least else ''}{expected}{hint}",
+                    row)
 
 
 def csv_quoting(delimiter):
@@ -707,7 +709,7 @@ def checked_rows(path, reader, counted=None):
     """``(line, row)`` for the rows of a ``csv.reader``, ``line`` the number of the row's
     first line in the file (blank lines counted: the reader's ``line_num``, or ``counted``'s
     when its strings may hold several lines, :class:`_CountedLines`); a malformed row is
-    one InputError naming ``path:LINE``."""
+    one :class:`~textnb.core.errors.RowError` naming ``path:LINE``."""
     start = 1
     counted = reader if counted is None else counted
     try:
@@ -721,7 +723,18 @@ def checked_rows(path, reader, counted=None):
         elif "new-line character seen in unquoted field" in msg:  # (the csv module's words)
             msg = ("a line ends with CR alone (classic Mac line ends), which this reader does not take for a "
                    "line end; convert the file's line ends to LF or CRLF")
-        raise InputError(f"{path}:{start}: {msg}") from None
+        raise RowError(path, start, msg) from None
+
+
+def _until_row_error(rows, errors):
+    """The ``(line, row)`` pairs of ``rows`` up to a :class:`~textnb.core.errors.RowError`
+    of its reader, which is appended to ``errors`` instead of raised: raised by the rows'
+    reader (:func:`_table_chunks`) once the rows before it are taken, when the number of
+    that row among the data rows is known."""
+    try:
+        yield from rows
+    except RowError as exc:
+        errors.append(exc)
 
 
 def read_text_file(path, what, *, data=None, max_bytes=None):
@@ -1005,27 +1018,12 @@ def _delimiter_of(path, first_line):
     return "\t" if (path.lower().endswith((".tsv", ".tab")) or "\t" in first_line) else ","
 
 
-def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label=True, size=None,
-                  header_table=True, header=True, label_sets=False):
-    """``(documents, labels)`` of the rows of a TSV/CSV corpus (``(line, row)`` pairs of
-    :func:`checked_rows`), in lists of at most ``size`` documents (None: one list);
-    ``labels`` None when the file has no label column. The layout is decided on the
-    first 50 non-blank rows. A row with too few cells is an error naming its line; so is
-    one with more cells than the header's in a CSV file, where text holding a comma is
-    quoted (TSV has no quoting: TABs after the last column, the text, belong to it). A first
-    row that looks like a header (:func:`_header_like`, CSV or TSV alike) makes a training
-    file a table (``header_table``, NotATextCorpus); otherwise it is skipped. ``header`` False:
-    the file has no header row (``--no-header``): headerless ``label<TAB>text``, every row a
-    document, or NotATextCorpus. ``delimiter`` None: the rows of a JSON Lines file
-    (:func:`textnb.io.jsonlines.json_rows`), whose first row is always its fields' names and
-    whose label and text cells are checked to be strings or numbers; ``label_sets``: its
-    labels are each row's label set (:func:`textnb.io.jsonlines.label_set`), a multi-label
-    corpus's."""
+def _row_layout(path, head, delimiter, label_column, text_column, need_label, header_table, header, label_sets):
+    """``(header, li, ti, skip)`` of a TSV/CSV or JSON Lines file whose first non-blank
+    ``(line, row)`` pairs are ``head``: its header (or first row), the label and text
+    columns' indices (``li`` None: no label column) and the rows of ``head`` that are no
+    documents (1: a header); the rules and arguments of :func:`_table_chunks`."""
     json_lines = delimiter is None
-    rows = ((n, r) for n, r in rows if r and any(c.strip() for c in r))
-    head = list(itertools.islice(rows, 50))
-    if not head:
-        raise InputError(empty_input(path))
     first_row_is_data = not header and not json_lines
     header = head[0][1]
     li = None if first_row_is_data else _pick_column(header, label_column, _LABEL_NAMES, "label", path)
@@ -1038,7 +1036,7 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
             warnings.warn(f"{path}: read as a {'multi-label' if label_sets else 'text'} corpus of its "
                           f"{'fields' if json_lines else 'columns'} "
                           f"{header[li]!r} (label) and {header[ti]!r} (text); {', '.join(map(repr, others))} not "
-                          f"read{table}", DataWarning, stacklevel=2)
+                          f"read{table}", DataWarning, stacklevel=3)
     elif not need_label and ti is not None and label_column is None:
         skip = 1  # a header with a text column and no labels: prediction input
     elif json_lines:
@@ -1065,29 +1063,62 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
         names = ("(label, text) or pass --label-column / --text-column" if need_label else
                  "(text; label too for an accuracy), or read one document per line with --lines FILE")
         raise NotATextCorpus(f"{path}: cannot find the label and text columns; name them in a header {names}")
-    documents, labels, seen = [], [], False
+    return header, li, ti, skip
+
+
+def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label=True, size=None,
+                  header_table=True, header=True, label_sets=False):
+    """``(documents, labels)`` of the rows of a TSV/CSV corpus (``(line, row)`` pairs of
+    :func:`checked_rows`), in lists of at most ``size`` documents (None: one list);
+    ``labels`` None when the file has no label column. The layout is decided on the
+    first 50 non-blank rows. A row with too few cells is an error naming its line; so is
+    one with more cells than the header's in a CSV file, where text holding a comma is
+    quoted (TSV has no quoting: TABs after the last column, the text, belong to it). A first
+    row that looks like a header (:func:`_header_like`, CSV or TSV alike) makes a training
+    file a table (``header_table``, NotATextCorpus); otherwise it is skipped. ``header`` False:
+    the file has no header row (``--no-header``): headerless ``label<TAB>text``, every row a
+    document, or NotATextCorpus. ``delimiter`` None: the rows of a JSON Lines file
+    (:func:`textnb.io.jsonlines.json_rows`), whose first row is always its fields' names and
+    whose label and text cells are checked to be strings or numbers; ``label_sets``: its
+    labels are each row's label set (:func:`textnb.io.jsonlines.label_set`), a multi-label
+    corpus's."""
+    json_lines = delimiter is None
+    errors = []  # a row its reader could not read: raised once the rows before it are taken (its row number known)
+    rows = ((n, r) for n, r in _until_row_error(rows, errors) if r and any(c.strip() for c in r))
+    head = list(itertools.islice(rows, 50))
+    if not head:
+        raise errors[0] if errors else InputError(empty_input(path))
+    try:
+        header, li, ti, skip = _row_layout(path, head, delimiter, label_column, text_column, need_label, header_table,
+                                           header, label_sets)
+    except InputError:
+        if errors:  # (a row among the first 50 could not be read: that is said, not the layout of the rows above it)
+            raise errors[0] from None
+        raise
+    documents, labels, done = [], [], 0  # (done: the documents of the lists given already)
     listed = []  # (line, label) of the labels holding a comma: a label list? (training: one warning)
     last = ti if li is None else max(li, ti)
     width = len(header) if delimiter == "," else None  # (a headerless CSV file: rows of 2)
     for n, row in itertools.chain(head[skip:], rows):
+        number = done + len(documents) + 1  # (the row's number among the data rows: predict's PATH:ROW)
         if len(row) <= last:
-            raise row_width_error(path, n, len(row), last + 1, at_least=True)
+            raise row_width_error(path, n, len(row), last + 1, at_least=True, row=number)
         if width is not None and len(row) > width:
-            raise row_width_error(path, n, len(row), width, hint=" (quote a text that holds a comma)")
+            raise row_width_error(path, n, len(row), width, hint=" (quote a text that holds a comma)", row=number)
         if json_lines:
-            check_json_cells(path, n, header, row, (li, ti) if need_label and not label_sets else (ti,))
+            check_json_cells(path, n, header, row, (li, ti) if need_label and not label_sets else (ti,), number)
             if not need_label and li is not None and is_listed(row[li]):
                 row[li] = ""  # (prediction: a label list is a multi-label corpus's, not counted in an accuracy)
         if label_sets:  # (a multi-label JSON Lines corpus: each row's label set)
             label = label_set(row[li])
             if label is None:
-                raise InputError(f"{path}:{n}: field {header[li]!r} holds a JSON object or a list of lists, not a "
-                                 f"label or a list of labels")
+                raise RowError(path, n, f"field {header[li]!r} holds a JSON object or a list of lists, not a label "
+                                        f"or a list of labels", number)
         else:
             label = table_label(row[li].strip()) if li is not None else None
             if li is not None and not label:
                 if need_label:
-                    raise InputError(f"{path}:{n}: empty label")
+                    raise RowError(path, n, "empty label", number)
                 label = None  # prediction: the row is classified, and left out of the accuracy
             if need_label and "," in label:
                 listed.append((n, label))
@@ -1099,8 +1130,12 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
         labels.append(label)
         if size is not None and len(documents) >= size:
             yield documents, (labels if li is not None else None)
-            documents, labels, seen = [], [], True
-    if not documents and not seen:
+            done += len(documents)
+            documents, labels = [], []
+    if errors:  # (the row its reader could not read: the rows before it taken)
+        errors[0].row = done + len(documents) + 1
+        raise errors[0]
+    if not documents and not done:
         raise InputError(f"{path}: empty corpus (header only)")
     if listed:
         _warn_label_lists(path, listed)
@@ -1511,6 +1546,29 @@ def _unread_reason(path, exc):
         return missing_reason(os.fspath(path), "file")
     message, name = str(exc), f"{os.fspath(path)}: "
     return message[len(name):] if message.startswith(name) else message
+
+
+def input_file_count(paths):
+    """How many files :func:`input_documents` reads of ``paths``, known before any is read:
+    a file named is one, a folder the files its walk lists (:func:`_walk_pairs`, the links
+    that loop included: each is reported as a document left out). Each is a document, but an
+    mbox file, whose messages are told only by reading it. None when it cannot be known:
+    standard input or a pipe among ``paths``, a PATH not there or a folder that cannot be
+    listed (reading them says why). What a progress bar of the documents read takes as its
+    total (``textnb predict``)."""
+    n = 0
+    for p in paths:
+        if _named_stream(p) or not os.path.exists(p):
+            return None
+        if not os.path.isdir(p):
+            n += 1
+            continue
+        loops = []
+        try:
+            n += sum(1 for _ in _walk_pairs(p, loops)) + len(loops)
+        except InputError:
+            return None
+    return n
 
 
 def _named_stream(path):

@@ -37,7 +37,7 @@ import warnings
 
 import numpy as np
 
-from textnb.core.errors import DataWarning, InputError, empty_input
+from textnb.core.errors import DataWarning, InputError, RowError, empty_input
 from textnb.core.attributes import MAX_COLUMNS, Attribute, found_values, repeated
 from textnb.io.corpus import checked_rows, csv_quoting, read_piped, read_text_file, row_width_error
 from textnb.io.files import open_regular_binary
@@ -147,7 +147,7 @@ def read_header(path, *, encoding=None, data=None, header=True):
         delimiter = _delimiter(path, sample)
         first = next(csv.reader(sample.splitlines(), delimiter=delimiter, quoting=csv_quoting(delimiter)))
     except (csv.Error, StopIteration):
-        raise InputError(f"{path}:1: cannot read the {'header' if header else 'first'} row") from None
+        raise RowError(path, 1, f"cannot read the {'header' if header else 'first'} row", None if header else 1) from None
     return [h.strip() for h in first] if header else positional_names(len(first))
 
 
@@ -247,6 +247,21 @@ def column_refs(path, refs, names, *, what="nominal= / --nominal-columns", optio
     return [names[j] for j in sorted(picked)]
 
 
+def _table_rows(path, reader, header=True):
+    """The ``(line, cells)`` of a table's ``csv.reader`` (:func:`checked_rows`); a row that
+    cannot be read raises its :class:`~textnb.core.errors.RowError` with its number among
+    the data rows (the rows before it that are not blank, after the ``header`` row), as
+    the checks of :func:`read_csv` name a row."""
+    rows = []
+    try:
+        rows.extend(checked_rows(path, reader))
+    except RowError as exc:
+        data = sum(1 for _, r in rows if r and any(c.strip() for c in r)) - (1 if header else 0)
+        exc.row = data + 1 if data >= 0 else None  # (None: the header row itself)
+        raise
+    return rows
+
+
 def read_csv(path, *, types=None, class_name=None, optional_types=False, encoding=None, data=None, nominal=None,
              header=True):
     """Read a delimited text file with a header row (or, ``header=False``, without one).
@@ -293,25 +308,25 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
     delimiter = _delimiter(path, text[:65536])
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=csv_quoting(delimiter),
                         strict=True)
-    rows = list(checked_rows(path, reader))  # (line, cells)
+    rows = _table_rows(path, reader, header)  # (line, cells)
     first = [h.strip() for h in rows[0][1]] if rows else []
     if not header:
         if len(first) > MAX_COLUMNS:
-            raise InputError(f"{path}:1: {len(first)} columns, over the limit of {MAX_COLUMNS}")
+            raise RowError(path, 1, f"{len(first)} columns, over the limit of {MAX_COLUMNS}", 1)
         header = positional_names(len(first))
         rows = [(0, [])] + rows  # (no header row: every row is data)
     else:
         header = first
         if not header:
-            raise InputError(f"{path}:1: no header row (the first line holds no column names)")
+            raise RowError(path, 1, "no header row (the first line holds no column names)")
         if len(header) > MAX_COLUMNS:
-            raise InputError(f"{path}:1: {len(header)} columns, over the limit of {MAX_COLUMNS}")
+            raise RowError(path, 1, f"{len(header)} columns, over the limit of {MAX_COLUMNS}")
         data_like = looks_like_data(header, [r for _, r in rows[1:]])
         hint = f" ({NO_HEADER_HINT})" if data_like else ""
         if any(h == "" for h in header):
-            raise InputError(f"{path}:1: header has an empty column name{hint}")
+            raise RowError(path, 1, f"header has an empty column name{hint}")
         if dup := repeated(header):
-            raise InputError(f"{path}:1: column name(s) {dup} appear twice in the header{hint}")
+            raise RowError(path, 1, f"column name(s) {dup} appear twice in the header{hint}")
         if data_like:
             shown = ",".join(header[:6]) + (",..." if len(header) > 6 else "")
             warnings.warn(f"{path}:1: the first row ({shown}) looks like data but is read as the header (the column "
@@ -341,7 +356,7 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
         if not r or all(c.strip() == "" for c in r):
             continue
         if len(r) != len(header):
-            raise row_width_error(path, i, len(r), len(header))
+            raise row_width_error(path, i, len(r), len(header), row=len(body) + 1)
         body.append([c.strip() for c in r])
         linenos.append(i)
     n, d = len(body), len(header)
@@ -362,15 +377,14 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
             found = {k for _, k in shapes}
             if len(found) > 1:
                 i = next(i for i, k in shapes if k != shapes[0][1])
-                raise InputError(
-                    f"{path}:{linenos[i]}: column {name!r} mixes intervals and distributions ({col[i]!r})"
-                )
+                raise RowError(path, linenos[i], f"column {name!r} mixes intervals and distributions ({col[i]!r})",
+                               i + 1)
             kind = UNCERTAIN_NUMERIC if found == {"interval"} else UNCERTAIN_NOMINAL
         if kind in UNCERTAIN_KINDS:
             try:
                 values, block = parse_uncertain_column(kind, col)
             except CellError as exc:
-                raise InputError(f"{path}:{linenos[exc.index]}: column {name!r}: {exc}") from None
+                raise RowError(path, linenos[exc.index], f"column {name!r}: {exc}", exc.index + 1) from None
             if kind == UNCERTAIN_NOMINAL and values:  # (the values named, sorted as a nominal column's)
                 index = {v: k for k, v in enumerate(values)}
                 values = found_values(values)
@@ -380,10 +394,8 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
             continue
         if shapes:
             i = shapes[0][0]
-            raise InputError(
-                f"{path}:{linenos[i]}: column {name!r} is declared {kind}, but cell {col[i]!r} is an "
-                f"uncertain value"
-            )
+            raise RowError(path, linenos[i], f"column {name!r} is declared {kind}, but cell {col[i]!r} is an uncertain "
+                                             f"value", i + 1)
         blocks.append(X[:, j:j + 1])
         nums = [None if c in MISSING else _float(c) for c in col]
         if kind is None:
@@ -398,7 +410,7 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
                     continue
                 if x is None:
                     problem = "is not finite" if is_number(c) else "is not a number"
-                    raise InputError(f"{path}:{linenos[i]}: value {c!r} in numeric column {name!r} {problem}")
+                    raise RowError(path, linenos[i], f"value {c!r} in numeric column {name!r} {problem}", i + 1)
                 X[i, j] = x
             attributes.append(Attribute(name, "numeric", []))
         else:

@@ -30,7 +30,7 @@ corpus, line for line.
 
 import json
 
-from textnb.core.errors import InputError
+from textnb.core.errors import RowError
 from textnb.io.files import BOM
 
 __all__ = ["JSON_LINES_EXTENSIONS", "check_json_cells", "first_object", "is_json_lines", "is_listed", "json_fields",
@@ -120,9 +120,9 @@ def json_rows(path, raw, cap, decode):
     """``(line, cells)`` of the JSON Lines binary stream ``raw`` (``path`` names it), as
     :func:`textnb.io.corpus.checked_rows` gives a CSV file's: first the header (the first
     object's fields, at its line), then one row per object, its values in the header's
-    order. ``decode``: bytes -> str (a document's decoding). InputError naming the line for
-    a line that is not a JSON object or is longer than ``cap`` bytes, and for a first object
-    without fields."""
+    order. ``decode``: bytes -> str (a document's decoding). A
+    :class:`~textnb.core.errors.RowError` naming the line for a line that is not a JSON
+    object or is longer than ``cap`` bytes, and for a first object without fields."""
     header, n = None, 0
     while True:
         line = raw.readline(cap + 1)
@@ -130,8 +130,8 @@ def json_rows(path, raw, cap, decode):
             return
         n += 1
         if len(line) > cap:
-            raise InputError(f"{path}:{n}: a line of more than {cap} bytes (a JSON Lines file holds one document "
-                             f"a line; --max-bytes raises the limit)")
+            raise RowError(path, n, f"a line of more than {cap} bytes (a JSON Lines file holds one document a line; "
+                                    f"--max-bytes raises the limit)")
         text = decode(line)
         if n == 1:
             text = text.lstrip("\ufeff")
@@ -139,29 +139,29 @@ def json_rows(path, raw, cap, decode):
             continue
         obj = _object(text)
         if obj is None:
-            raise InputError(f"{path}:{n}: not a JSON object (a JSON Lines file holds one object a line)")
+            raise RowError(path, n, "not a JSON object (a JSON Lines file holds one object a line)")
         if header is None:
             if not obj:
-                raise InputError(f"{path}:{n}: an object without fields (its fields are the corpus's header: a "
-                                 f"label and a text field)")
+                raise RowError(path, n, "an object without fields (its fields are the corpus's header: a label and a "
+                                        "text field)")
             header = list(obj)
             yield n, [str(k) for k in header]
         yield n, [_cell(obj[k]) if k in obj else _ABSENT for k in header]
 
 
-def check_json_cells(path, line, header, row, columns):
-    """InputError when a cell of ``row`` (at ``line``) in one of ``columns`` (indices; None
-    skipped) holds a list or an object, or its object lacks the field: the label or text
-    field a corpus reads."""
+def check_json_cells(path, line, header, row, columns, number=None):
+    """A :class:`~textnb.core.errors.RowError` when a cell of ``row`` (at ``line``; ``number``:
+    its number among the data rows) in one of ``columns`` (indices; None skipped) holds a list
+    or an object, or its object lacks the field: the label or text field a corpus reads."""
     for k in columns:
         if k is not None and row[k] is _ABSENT:  # (found by a user trial: read as an empty document)
-            raise InputError(f"{path}:{line}: no field {header[k]!r} (the first object's fields are the corpus's "
-                             "columns)")
+            raise RowError(path, line, f"no field {header[k]!r} (the first object's fields are the corpus's columns)",
+                           number)
         if k is not None and type(row[k]) is _JsonValue:
             what = row[k].kind
             hint = (" (a file whose first object's label field holds a list is read as a multi-label corpus)"
                     if what == "list" else "")
-            raise InputError(f"{path}:{line}: field {header[k]!r} holds a JSON {what}, not a string or a number{hint}")
+            raise RowError(path, line, f"field {header[k]!r} holds a JSON {what}, not a string or a number{hint}", number)
 
 
 def is_listed(cell):
