@@ -137,7 +137,7 @@ TABLE_KINDS = {
 
 @pytest.mark.parametrize("kind", list(TABLE_KINDS))
 def test_inspect_json_of_every_table_kind_has_the_common_keys(tmp_path, kind):
-    """The session-44 user trial: inspect --json gave each table kind its own key set (TAN and
+    """A user trial: inspect --json gave each table kind its own key set (TAN and
     the networks had ``structure`` but no ``attributes``, LBR no ``class_prior``). Every table
     model's description now has ``model``, ``classes``, ``class_count``, ``class_prior`` (P(class)
     as the model holds it: summing to 1) and ``attributes`` (one per attribute of the table, in
