@@ -12,6 +12,15 @@ WEIGHTED = ("@relation w\n@attribute outlook {sunny,rainy}\n@attribute windy {ye
             "@data\nsunny,no,no,{2}\nsunny,yes,no,{0.5}\nrainy,no,yes\nrainy,yes,yes,{3}\nsunny,no,yes\n")
 
 
+def _trained_and_inspected(data, options, model):
+    """``textnb train DATA OPTIONS -o MODEL``, then MODEL's ``inspect --json`` (both succeeding)."""
+    rc, _, err = cli("train", data, *options, "-o", model)
+    assert rc == 0, err
+    rc, out, err = cli("inspect", model, "--json")
+    assert rc == 0, err
+    return json.loads(out)
+
+
 @pytest.mark.parametrize("options", [["--model", "nb"], ["--model", "aode"], ["--lazy", "lbr"],
                                      ["--model", "tan"], ["--model", "tan", "--adjust"],
                                      ["--model", "tan", "--calibrate", "sigmoid"],
@@ -27,11 +36,7 @@ def test_inspect_json_counts_the_classes_of_every_table_model(tmp_path, options)
             (tmp_path / "w.arff", [5.0, 2.5])]):
         (tmp_path / "w.arff").write_text(WEIGHTED)
         model = tmp_path / "m.tnb"
-        rc, _, err = cli("train", data, *options, "-o", model)
-        assert rc == 0, err
-        rc, out, err = cli("inspect", model, "--json")
-        assert rc == 0, err
-        info = json.loads(out)
+        info = _trained_and_inspected(data, options, model)
         assert info["classes"] == ["yes", "no"]
         assert info["class_count"] == counts, (data, info)
         if "--lazy" not in options:  # P(class) as the model holds it: every eager table model has it
@@ -149,12 +154,7 @@ def test_inspect_json_of_every_table_kind_has_the_common_keys(tmp_path, kind):
                      '{"parents": ' + structure + "}")
         (tmp_path / "s.json").write_text(json_text)
         options = [str(tmp_path / "s.json") if o == structure else o for o in options]
-    model = tmp_path / "m.tnb"
-    rc, _, err = cli("train", NUMERIC, *options, "-o", model)
-    assert rc == 0, err
-    rc, out, err = cli("inspect", model, "--json")
-    assert rc == 0, err
-    info = json.loads(out)
+    info = _trained_and_inspected(NUMERIC, options, tmp_path / "m.tnb")
     assert isinstance(info["model"], str) and info["model"]
     assert info["classes"] == ["yes", "no"]
     assert info["class_count"] == [9.0, 5.0] and all(isinstance(n, float) for n in info["class_count"])
