@@ -454,8 +454,9 @@ def _encode_table(table, attributes, where):
                 out[known, c] = _nominal_numbers(src, dst, where)[col[known].astype(np.intp)]
         elif dst.is_nominal:  # model nominal, file numeric: match values by number (textnb.io.cells)
             read = cell_reader(dst)
-            codes = np.array([read(float(x)) for x in col[known]], dtype=np.float64)
-            out[known, c] = np.where(codes == UNSEEN, np.nan, codes)
+            numbers, inverse = np.unique(col[known], return_inverse=True)
+            codes = np.array([read(float(x)) for x in numbers], dtype=np.float64)
+            out[known, c] = np.where(codes == UNSEEN, np.nan, codes)[inverse.ravel()]
             unmatched = int((known & np.isnan(out[:, c].astype(np.float64))).sum())
             warnings.warn(f"{where}: attribute {dst.name!r} is numeric here but nominal in the model; values "
                           f"are matched by number and {unmatched} of {int(known.sum())} match none (missing)",
