@@ -12,6 +12,15 @@ WEIGHTED = ("@relation w\n@attribute outlook {sunny,rainy}\n@attribute windy {ye
             "@data\nsunny,no,no,{2}\nsunny,yes,no,{0.5}\nrainy,no,yes\nrainy,yes,yes,{3}\nsunny,no,yes\n")
 
 
+def _trained_and_inspected(data, options, model):
+    """``textnb train DATA OPTIONS -o MODEL``, then MODEL's ``inspect --json`` (both succeeding)."""
+    rc, _, err = cli("train", data, *options, "-o", model)
+    assert rc == 0, err
+    rc, out, err = cli("inspect", model, "--json")
+    assert rc == 0, err
+    return json.loads(out)
+
+
 @pytest.mark.parametrize("options", [["--model", "nb"], ["--model", "aode"], ["--lazy", "lbr"],
                                      ["--model", "tan"], ["--model", "tan", "--adjust"],
                                      ["--model", "tan", "--calibrate", "sigmoid"],
@@ -27,11 +36,7 @@ def test_inspect_json_counts_the_classes_of_every_table_model(tmp_path, options)
             (tmp_path / "w.arff", [5.0, 2.5])]):
         (tmp_path / "w.arff").write_text(WEIGHTED)
         model = tmp_path / "m.tnb"
-        rc, _, err = cli("train", data, *options, "-o", model)
-        assert rc == 0, err
-        rc, out, err = cli("inspect", model, "--json")
-        assert rc == 0, err
-        info = json.loads(out)
+        info = _trained_and_inspected(data, options, model)
         assert info["classes"] == ["yes", "no"]
         assert info["class_count"] == counts, (data, info)
         if "--lazy" not in options:  # P(class) as the model holds it: every eager table model has it
@@ -112,3 +117,58 @@ def test_inspect_plot_refusal_names_the_model_as_its_model_line_does(tmp_path, o
     assert rc == 1 and out == "" and not (tmp_path / "p.png").exists()
     one_error_line(err, f"{model}: --plot draws the structure of a tan or bn model", f"; {name} model has neither")
     assert f"model: {name.split()[1]}" in cli("inspect", model)[1]
+
+
+NUMERIC = WEATHER.with_name("weather.numeric.arff")
+#: every kind of table model ``textnb train`` makes (the options), and the keys of its inspect
+#: --json that are its own (kept as they were: other tools read them)
+TABLE_KINDS = {
+    "nb": ([], {"nominal", "numeric"}),
+    "nb-mdl": (["--numeric", "mdl"], {"nominal", "numeric"}),
+    "nb-kde": (["--numeric", "kde"], {"nominal", "numeric"}),
+    "tan": (["--model", "tan"], {"structure", "plot"}),
+    "bn": (["--model", "bn", "--structure", "{}"], {"structure", "plot"}),
+    "bn-class-with-parent": (["--model", "bn", "--structure", '{"play": ["outlook"], "outlook": []}'], {"structure", "plot"}),
+    "aode": (["--model", "aode"], {"frequency_limit", "m"}),
+    "lbr": (["--lazy", "lbr"], {"alpha", "min_errors", "significance", "n_train", "nb_loo_errors", "discretization"}),
+    "hlbr": (["--lazy", "hlbr"], {"alpha", "min_errors", "significance", "n_train", "nb_loo_errors", "discretization"}),
+    "apnbc": (["--adjust"], {"nominal", "numeric", "apnbc_weights"}),
+    "apnbc-tan": (["--model", "tan", "--adjust"], {"structure", "plot", "apnbc_weights"}),
+    "apnbc-lbr": (["--lazy", "lbr", "--adjust"], {"n_train", "nb_loo_errors", "apnbc_weights"}),
+    "calibrated": (["--calibrate", "sigmoid"], {"nominal", "numeric", "calibration"}),
+    "calibrated-aode": (["--model", "aode", "--calibrate", "sigmoid"], {"frequency_limit", "calibration"}),
+}
+
+
+@pytest.mark.parametrize("kind", list(TABLE_KINDS))
+def test_inspect_json_of_every_table_kind_has_the_common_keys(tmp_path, kind):
+    """A user trial: inspect --json gave each table kind its own key set (TAN and
+    the networks had ``structure`` but no ``attributes``, LBR no ``class_prior``). Every table
+    model's description now has ``model``, ``classes``, ``class_count``, ``class_prior`` (P(class)
+    as the model holds it: summing to 1) and ``attributes`` (one per attribute of the table, in
+    its order, each with ``name``, ``kind`` and ``model``); the keys a kind had are kept."""
+    options, own = TABLE_KINDS[kind]
+    structure = next((o for o in options if o.startswith("{")), None)
+    if structure is not None:
+        json_text = ('{"parents": {"windy": ["play", "outlook"]}}' if structure == "{}" else
+                     '{"parents": ' + structure + "}")
+        (tmp_path / "s.json").write_text(json_text)
+        options = [str(tmp_path / "s.json") if o == structure else o for o in options]
+    info = _trained_and_inspected(NUMERIC, options, tmp_path / "m.tnb")
+    assert isinstance(info["model"], str) and info["model"]
+    assert info["classes"] == ["yes", "no"]
+    assert info["class_count"] == [9.0, 5.0] and all(isinstance(n, float) for n in info["class_count"])
+    prior = info["class_prior"]
+    assert len(prior) == 2 and all(isinstance(p, float) and 0 < p < 1 for p in prior), info
+    assert abs(sum(prior) - 1) < 1e-9 and prior[0] > prior[1]
+    assert [a["name"] for a in info["attributes"]] == ["outlook", "temperature", "humidity", "windy"]
+    for a in info["attributes"]:
+        assert isinstance(a["kind"], str) and isinstance(a["model"], str) and a["model"], a
+    assert [a["kind"] for a in info["attributes"]] == ["nominal", "numeric", "numeric", "nominal"]
+    assert own <= set(info), sorted(set(info))
+    if "structure" in own:  # a network's attributes name their parents, as its structure does
+        assert {a["name"]: a["parents"] for a in info["attributes"]} == {
+            k: v for k, v in info["structure"].items() if k != "play"}
+    if kind == "bn-class-with-parent":  # P(class) when its parent is unknown: the smoothed class counts
+        assert info["structure"]["play"] == ["outlook"]
+        assert prior == pytest.approx([10 / 16, 6 / 16])

@@ -159,6 +159,28 @@ def test_encode_like_rows_and_dicts():
         encode_like([["sunny", "1"]], atts)
 
 
+
+def test_a_query_files_cells_are_read_by_the_rule_of_rows_and_frames(tmp_path):
+    """A query file's nominal values meet the model's by the rule DataFrames and rows are read
+    by (textnb.io.cells): ``true`` is the model's ``TRUE`` (pandas reads both as True), ``1.0`` its
+    ``1``; the text ``1`` is no bool (missing, said); rows of the same cells read alike."""
+    import warnings
+
+    atts = [Attribute("windy", "nominal", ["TRUE", "FALSE"]), Attribute("n", "nominal", ["1", "2"]),
+            Attribute("k", "nominal", ["1", "2"])]
+    q = _file(tmp_path, "q.csv", "windy,n,k\ntrue,1.0,1\nFALSE,2,2\n1,3,x\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        X = read_table(q, like=atts).X
+    np.testing.assert_array_equal(X, [[0, 0, 0], [1, 1, 1], [np.nan, np.nan, np.nan]])
+    said = sorted(str(w.message) for w in caught)
+    with pytest.warns(Warning) as rows_said:
+        rows = encode_like([["true", 1.0, "1"], ["FALSE", 2, 2], ["1", 3, "x"]], atts)
+    np.testing.assert_array_equal(rows, X)
+    assert sorted(str(w.message).replace("<rows>", str(q)) for w in rows_said) == said == [f"{q}: attribute 'k': 1 cell with values the model never saw ('x') count as missing",
+                    f"{q}: attribute 'n': 1 cell with values the model never saw ('3') count as missing",
+                    f"{q}: attribute 'windy': 1 cell with values the model never saw ('1') count as missing"]
+
 def test_table_from_frame():
     pd = pytest.importorskip("pandas")
     df = pd.DataFrame({

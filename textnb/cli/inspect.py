@@ -136,16 +136,11 @@ def _inspect_network(args, outer, model, weights, out):
         model.plot_structure(args.plot)
     name = _name(outer, model, _kind(model))
     method = calibration_method(outer)
-    classes = label_names(model)
-    class_count = [float(n) for n in model.marginal_counts_[-1]]  # (the class node's: rows, or weights)
+    described = model.describe()  # (the keys of every table model's description, the structure's)
+    classes, class_count = described["classes"], described["class_count"]  # (the class node's: rows, or weights)
     if args.json:
-        # class_count as every other table model's
-        info = {"model": name, "classes": classes, "class_count": class_count,
-                "structure": {k: list(v) for k, v in model.structure_.items()}, "plot": args.plot}
-        cls = model.class_name if model.class_name is not None else "class"  # (the class node's name)
-        probs, axes = model.cpt(cls)
-        if len(axes) == 1:  # the class node without parents (TAN's): its table is the class prior
-            info["class_prior"] = [float(p) for p in probs]
+        info = {"model": name, "classes": classes, "class_count": class_count, "structure": described["structure"],
+                "plot": args.plot, "class_prior": described["class_prior"], "attributes": described["attributes"]}
         if method is not None:
             info["calibration"] = method
         if weights:

@@ -5,9 +5,12 @@ string, category and bool columns are nominal, numbers numeric, NaN / None missi
 rule of :func:`textnb.io.tables.table_from_frame`) and :func:`encode_frame` wherever it
 takes ``X``: the frame becomes a frame of float64 value indices and numbers with the
 same column names, so scikit-learn's ``validate_data`` records and checks
-``feature_names_in_`` as usual. A nominal value not seen in training is missing (NaN)
-at prediction. In training, a value that declared ``attributes`` do not list is refused
-(ValueError naming the column, as a value index past them in an array is); a later
+``feature_names_in_`` as usual. Each cell is read by the rule of every query path,
+:mod:`textnb.io.cells` (a string that writes a number is that number in a numeric
+column, one that writes none an InputError; ``1`` is True in a bool column); a nominal
+value not seen in training is missing (NaN) at prediction, with a DataWarning. In
+training, a value that declared ``attributes`` do not list is refused (ValueError
+naming the column, as a value index past them in an array is); a later
 ``partial_fit`` batch of a model whose attributes the frame gave adds its new values to
 them (:func:`with_values_of`; the model's counts widen, as CategoricalNB's for a new
 code). Any table model (TabularNB today; TAN, LBR, APNBC, AODE) applies it by calling
@@ -16,13 +19,12 @@ these functions.
 pandas is never imported here: a frame is recognised by its type's module.
 """
 
-import math
-
 import numpy as np
 
 from textnb.core.attributes import found_values
 from textnb.core.wrapping import declared_attributes
-from textnb.io.tables import Attribute, warn_unseen
+from textnb.io.cells import UNSEEN, cell_reader, is_missing, read_cells, value_name
+from textnb.io.tables import Attribute
 
 __all__ = ["encodable", "encode_frame", "frame_attributes", "frame_for_batch", "frame_for_fit",
            "frame_for_predict", "is_frame", "with_values_of"]
@@ -61,36 +63,25 @@ def frame_attributes(df, *, integers_nominal=False):
     for col in df.columns:
         s = df[col]
         if integers_nominal and _whole_numbers(s):
-            known = sorted({int(v) for v in s.tolist() if not _missing(v)})
+            known = sorted({int(v) for v in s.tolist() if not is_missing(v)})
             out.append(Attribute(str(col), "nominal", [str(v) for v in known]))
         elif str(s.dtype) == "category":
             out.append(Attribute(str(col), "nominal", [str(v) for v in s.cat.categories]))
         elif _is_number_column(s):
             out.append(Attribute(str(col), "numeric", []))
         else:
-            values = found_values(_key(v) for v in s.tolist() if not _missing(v))
+            values = found_values(value_name(v) for v in s.tolist() if not is_missing(v))
             if not values:
                 raise ValueError(f"column {col!r} has no known value")
             out.append(Attribute(str(col), "nominal", values))
     return out
 
 
-def _missing(v):
-    """None, a float NaN, pandas' NA or NaT."""
-    return v is None or (isinstance(v, float) and math.isnan(v)) or type(v).__name__ in ("NAType", "NaTType")
-
-
-def _key(v):
-    """The value's name: a whole float as an integer (``2.0`` is ``"2"``)."""
-    if isinstance(v, float) and math.isfinite(v) and v == int(v):
-        return str(int(v))
-    return str(v)
-
-
 def _keys_of(s):
     """How the cells of column ``s`` are named: a category column's as its categories are
-    (``str``, as :func:`textnb.io.tables.table_from_frame` names them), others by :func:`_key`."""
-    return str if str(s.dtype) == "category" else _key
+    (``str``, as :func:`textnb.io.tables.table_from_frame` names them), others by
+    :func:`textnb.io.cells.value_name` (``2.0`` is ``"2"``)."""
+    return str if str(s.dtype) == "category" else value_name
 
 
 def encodable(attributes):
@@ -100,9 +91,11 @@ def encodable(attributes):
 
 def encode_frame(df, attributes, *, unknown="missing"):
     """``df`` as a float64 DataFrame (same columns): nominal values as their index in
-    ``attributes`` (NaN when missing), numeric columns as numbers. A value ``attributes``
-    do not list is missing with ``unknown="missing"`` (prediction), a ValueError naming
-    the column with ``unknown="error"`` (training on declared attributes)."""
+    ``attributes`` (NaN when missing), numeric columns as numbers, every cell read by the
+    rule of :mod:`textnb.io.cells` (a numeric column's text that writes no number: an
+    InputError). A value ``attributes`` do not list is missing with a DataWarning with
+    ``unknown="missing"`` (prediction), a ValueError naming the column with
+    ``unknown="error"`` (training on declared attributes)."""
     names = [str(c) for c in df.columns]
     if len(names) != len(attributes):
         raise ValueError(f"the DataFrame has {len(names)} columns but the model was fitted on {len(attributes)}")
@@ -113,24 +106,20 @@ def encode_frame(df, attributes, *, unknown="missing"):
     cols = {}
     for col, a in zip(df.columns, attributes):
         s = df[col]
-        if a.kind == "numeric":
-            if not _is_number_column(s) and str(s.dtype) != "bool":
-                raise ValueError(f"column {col!r} is numeric in the model but holds {s.dtype} values")
-            cols[col] = s.to_numpy(dtype=np.float64, na_value=np.nan)
-        else:
-            index, key = {v: i for i, v in enumerate(a.values)}, _keys_of(s)
-            cells = np.array([np.nan if _missing(v) else index.get(key(v), -1.0) for v in s.tolist()],
-                             dtype=np.float64)
-            if unknown == "error" and (cells == -1).any():
-                v = s.tolist()[int(np.flatnonzero(cells == -1)[0])]
-                raise ValueError(f"column {col!r} holds {key(v)!r}, not one of the {len(a.values)} values its "
-                                 f"attribute declares; add it to attributes (or leave attributes=None to take "
-                                 f"the values the DataFrame holds)")
-            if (cells == -1).any():  # as the command line says it of a table's cells (found by a user trial: a
-                # bool column queried with 1 was missing without a word)
-                warn_unseen(f"column {col!r}", int((cells == -1).sum()),
-                            {key(v) for v, c in zip(s.tolist(), cells) if c == -1}, stacklevel=4)
-            cols[col] = np.where(cells == -1, np.nan, cells)
+        if a.kind == "numeric" and (_is_number_column(s) or str(s.dtype) == "bool"):
+            cols[col] = s.to_numpy(dtype=np.float64, na_value=np.nan)  # (what the rule gives, at once)
+            continue
+        # (found by a user trial: a string "85" in a numeric column was refused here and taken where the
+        # column was nominal; a bool column queried with 1 was missing)
+        cells = s.tolist()
+        codes = read_cells(cells, a, "<DataFrame>", where=f"column {col!r}", keep_unseen=unknown == "error",
+                           stacklevel=4)
+        if unknown == "error" and (codes == UNSEEN).any():
+            v = cells[int(np.flatnonzero(codes == UNSEEN)[0])]
+            raise ValueError(f"column {col!r} holds {_keys_of(s)(v)!r}, not one of the {len(a.values)} values its "
+                             f"attribute declares; add it to attributes (or leave attributes=None to take "
+                             f"the values the DataFrame holds)")
+        cols[col] = codes
     return type(df)(cols, index=df.index, columns=df.columns)
 
 
@@ -146,8 +135,8 @@ def with_values_of(df, attributes):
             continue
         s = df[col]
         cells, key = s.cat.categories.tolist() if str(s.dtype) == "category" else s.tolist(), _keys_of(s)
-        known = set(a.values)
-        new = [k for k in dict.fromkeys(key(v) for v in cells if not _missing(v)) if k not in known]
+        read = cell_reader(a)  # (a cell the rule matches to a value is not new: 1 in a bool column)
+        new = list(dict.fromkeys(key(v) for v in cells if read(v) == UNSEEN))
         if str(s.dtype) != "category":
             new = found_values(new)
         grew = grew or bool(new)

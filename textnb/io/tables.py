@@ -33,18 +33,16 @@ import warnings
 import numpy as np
 
 from textnb.core.attributes import TEXT, Attribute, Table, found_values
-from textnb.core.errors import DataWarning, InputError, counted, input_name, short_repr, unknown_to_leave_out
+from textnb.core.errors import DataWarning, InputError, input_name, short_repr, unknown_to_leave_out
 from textnb.io.arff import is_arff_text, read_arff
-from textnb.io.csvtable import NO_HEADER_HINT, read_csv
+from textnb.io.cells import UNSEEN, cell_reader, read_cells, warn_unseen
+from textnb.io.csvtable import MISSING, NO_HEADER_HINT, read_csv
 from textnb.io.fasttext import DEFAULT_LABEL_PREFIX
 from textnb.io.numbers import parse_number
 from textnb.io.uncertain import (UNCERTAIN_KINDS, UNCERTAIN_NOMINAL, CellError, cell_kind, column_slices,
                                  parse_uncertain_column)
 
 __all__ = ["TEXT", "Attribute", "Table", "check_plain_attributes", "read_table", "encode_like", "table_from_frame"]
-
-_MISSING_TEXT = frozenset({"", "?"})
-
 
 def check_plain_attributes(attributes, model):
     """Raise ValueError (one line) when ``attributes`` holds a text or an uncertain attribute
@@ -404,19 +402,13 @@ def _class_labels(attribute, col, classes):
     return np.array([None if math.isnan(x) else by_number[x] for x in col], dtype=object)
 
 
-def warn_unseen(where, n, values, stacklevel=3):
-    """The one DataWarning of ``n`` cells whose ``values`` (a set) the model never saw, which
-    count as missing: a table's (``where``: the file and attribute) and a DataFrame's (the column)."""
-    values = sorted(values)
-    shown = ", ".join(repr(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
-    warnings.warn(f"{where}: {counted(n, 'cell')} with values the model never saw ({shown}) count as missing",
-                  DataWarning, stacklevel=stacklevel)
-
-
-def _value_map(src, dst, where):
-    """Index map from ``src`` nominal values to ``dst``'s (NaN where unseen)."""
-    pos = {v: i for i, v in enumerate(dst.values)}
-    return np.array([pos.get(v, np.nan) for v in src.values], dtype=np.float64)
+def _value_map(src, dst):
+    """Index map from ``src`` nominal values to ``dst``'s (NaN where unseen), each value read
+    as a query cell is (:mod:`textnb.io.cells`: ``"true"`` is ``"TRUE"``, ``"2.0"`` is ``"2"``)."""
+    read = cell_reader(dst)
+    m = np.array([read(v) for v in src.values], dtype=np.float64)
+    m[m == UNSEEN] = np.nan
+    return m
 
 
 def _encode_table(table, attributes, where):
@@ -450,7 +442,7 @@ def _encode_table(table, attributes, where):
         col = table.X[:, src_sl[j].start].astype(np.float64)
         known = ~np.isnan(col)
         if src.is_nominal and dst.is_nominal:
-            m = _value_map(src, dst, where)
+            m = _value_map(src, dst)
             if m.size:
                 out[known, c] = m[col[known].astype(np.intp)]
                 unseen = known & np.isnan(out[:, c].astype(np.float64))
@@ -460,13 +452,11 @@ def _encode_table(table, attributes, where):
         elif src.is_nominal:  # model numeric, file nominal: values must be numbers
             if src.values:
                 out[known, c] = _nominal_numbers(src, dst, where)[col[known].astype(np.intp)]
-        elif dst.is_nominal:  # model nominal, file numeric: match values by number
-            for i, v in enumerate(dst.values):
-                try:
-                    x = parse_number(v)
-                except ValueError:
-                    continue
-                out[known & (col == x), c] = i
+        elif dst.is_nominal:  # model nominal, file numeric: match values by number (textnb.io.cells)
+            read = cell_reader(dst)
+            numbers, inverse = np.unique(col[known], return_inverse=True)
+            codes = np.array([read(float(x)) for x in numbers], dtype=np.float64)
+            out[known, c] = np.where(codes == UNSEEN, np.nan, codes)[inverse.ravel()]
             unmatched = int((known & np.isnan(out[:, c].astype(np.float64))).sum())
             warnings.warn(f"{where}: attribute {dst.name!r} is numeric here but nominal in the model; values "
                           f"are matched by number and {unmatched} of {int(known.sum())} match none (missing)",
@@ -477,10 +467,12 @@ def _encode_table(table, attributes, where):
 
 
 def _nominal_numbers(src, dst, where):
-    nums = []
+    """The numbers ``src``'s nominal values write, read as a numeric query cell is
+    (:mod:`textnb.io.cells`); InputError naming the first that writes none."""
+    read, nums = cell_reader(dst), []
     for v in src.values:
         try:
-            nums.append(parse_number(v))
+            nums.append(read(v))
         except ValueError:
             raise InputError(
                 f"{where}: value {v!r} of attribute {dst.name!r} is not a number "
@@ -544,7 +536,10 @@ def encode_like(table_or_rows, attributes, *, source="<rows>"):
     table_or_rows : Table or sequence of rows
         A :class:`Table` whose columns are matched to ``attributes`` by name, or rows
         of cell values (strings or numbers) in the order of ``attributes``, or dicts
-        mapping attribute name to value. ``""``, ``"?"``, None and NaN are missing.
+        mapping attribute name to value. ``""``, ``"?"``, None and NaN are missing. A
+        cell is read by the rule of every query path (:mod:`textnb.io.cells`): a string
+        that writes a number is that number (``"85"``), a number or bool the nominal
+        value it equals (``2.0`` is ``"2"``, ``1`` is True in a column of bools).
         An uncertain numeric attribute takes ``"[L,R]"``, a pair ``(L, R)`` or a
         number; an uncertain nominal one ``"{v:p,...}"``, a dict ``{v: p}`` or a value;
         a text attribute a string (``X`` is then of dtype object; missing: None).
@@ -555,8 +550,9 @@ def encode_like(table_or_rows, attributes, *, source="<rows>"):
     -------
     X : ndarray of shape (n_rows, n_columns)
         Nominal cells hold the index into the model's value list. A nominal value the
-        model never declared becomes missing (NaN): it is left out of the product,
-        exactly like a ``?``, rather than failing the whole prediction. Uncertain
+        model never declared becomes missing (NaN), with a DataWarning per attribute: it
+        is left out of the product, exactly like a ``?``, rather than failing the whole
+        prediction. Uncertain
         attributes span several columns (:mod:`textnb.io.uncertain`).
 
     Raises
@@ -577,15 +573,20 @@ def encode_like(table_or_rows, attributes, *, source="<rows>"):
         for k, a in enumerate(attributes):
             if a.is_text:
                 X[:, slices[k].start] = None
-    lookup = [{v: i for i, v in enumerate(a.values)} if a.is_nominal else None for a in attributes]
+    table = []
     for r, row in enumerate(rows, start=1):
         if isinstance(row, dict):
-            cells = [row.get(a.name) for a in attributes]
+            table.append([row.get(a.name) for a in attributes])
         else:
-            cells = list(row)
-            if len(cells) != len(attributes):
-                raise InputError(f"{source}: row {r} has {len(cells)} values, expected {len(attributes)}")
-        for k, (a, c) in enumerate(zip(attributes, cells)):
+            table.append(list(row))
+            if len(table[-1]) != len(attributes):
+                raise InputError(f"{source}: row {r} has {len(table[-1])} values, expected {len(attributes)}")
+    for k, a in enumerate(attributes):
+        column = [cells[k] for cells in table]
+        if not (a.is_text or a.is_uncertain):  # the rule of every query path (textnb.io.cells)
+            X[:, slices[k].start] = read_cells(column, a, source)
+            continue
+        for r, c in enumerate(column, start=1):
             if c is None or (isinstance(c, float) and math.isnan(c)):
                 continue
             if a.is_text:
@@ -596,23 +597,8 @@ def encode_like(table_or_rows, attributes, *, source="<rows>"):
                         f"{source}: row {r}: value {c!r} of text attribute {a.name!r} is not a string"
                     )
                 X[r - 1, slices[k].start] = c
-                continue
-            if isinstance(c, str):
-                c = c.strip()
-                if c in _MISSING_TEXT:
-                    continue
-            if a.is_uncertain:
-                X[r - 1, slices[k]] = _uncertain_cell(c, a, f"{source}: row {r}")
-            elif lookup[k] is not None:
-                key = c if isinstance(c, str) else _number_text(c, a)
-                X[r - 1, slices[k].start] = lookup[k].get(key, np.nan)
-            else:
-                try:
-                    X[r - 1, slices[k].start] = parse_number(c) if isinstance(c, str) else float(c)
-                except (TypeError, ValueError):
-                    raise InputError(
-                        f"{source}: row {r}: value {c!r} of numeric attribute {a.name!r} is not a number"
-                    ) from None
+            elif not (isinstance(c, str) and c.strip() in MISSING):
+                X[r - 1, slices[k]] = _uncertain_cell(c.strip() if isinstance(c, str) else c, a, f"{source}: row {r}")
     return X
 
 
@@ -622,8 +608,9 @@ def _uncertain_cell(c, a, where):
         c = f"[{float(c[0])!r},{float(c[1])!r}]"
     elif a.kind == "uncertain-nominal" and isinstance(c, dict):
         c = "{" + ",".join(f"{k}:{float(p)!r}" for k, p in c.items()) + "}"
-    elif a.kind == "uncertain-nominal" and not isinstance(c, str):
-        c = _number_text(c, a)
+    elif a.kind == "uncertain-nominal" and not isinstance(c, str):  # a number or bool: the value it equals
+        i = cell_reader(a)(c)
+        c = a.values[int(i)] if i >= 0 else str(c)
     elif not isinstance(c, str):
         c = repr(float(c)) if isinstance(c, (int, float, np.number)) else str(c)
     if a.kind == "uncertain-nominal" and cell_kind(c) is None and c not in a.values:
@@ -632,17 +619,6 @@ def _uncertain_cell(c, a, where):
         return parse_uncertain_column(a.kind, [c], values=a.values if a.kind == "uncertain-nominal" else None)[1][0]
     except CellError as exc:
         raise InputError(f"{where}: attribute {a.name!r}: {exc}") from None
-
-
-def _number_text(x, attribute):
-    """The declared value of a nominal attribute equal to number ``x`` (or None)."""
-    for v in attribute.values:
-        try:
-            if parse_number(v) == float(x):
-                return v
-        except (TypeError, ValueError):
-            continue
-    return str(x)
 
 
 def table_from_frame(df, class_name=None, *, types=None, source="<DataFrame>"):

@@ -29,7 +29,7 @@ from textnb.naive_bayes.cut_points import (apply_cut_points, equal_frequency_cut
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_class_labels
 
-__all__ = ["METHODS", "DiscretizedKernel"]
+__all__ = ["METHODS", "DiscretizedKernel", "bin_names"]
 
 METHODS = ("mdl", "equal-frequency", "equal-width")
 
@@ -128,7 +128,7 @@ class DiscretizedKernel(TableKernel):
                 cuts.append(np.asarray(equal_width_cut_points(col, int(self.bins)), dtype=np.float64))
         self.cut_points_ = cuts
         self.nominal_attributes_ = [
-            a if c is None else Attribute(a.name, "nominal", _bin_names(c)) for a, c in zip(attrs, cuts)]
+            a if c is None else Attribute(a.name, "nominal", bin_names(c)) for a, c in zip(attrs, cuts)]
         self.attributes_ = attrs
         model = self._clone(self.estimator)
         params = inspect.signature(model.fit).parameters
@@ -212,7 +212,7 @@ class DiscretizedKernel(TableKernel):
                             for c, nominal in zip(state["cut_points_"], state["nominal_columns_"])]
         self.attributes_ = list(state["attributes_"])
         self.nominal_attributes_ = [
-            a if c is None else Attribute(a.name, "nominal", _bin_names(c))
+            a if c is None else Attribute(a.name, "nominal", bin_names(c))
             for a, c in zip(self.attributes_, self.cut_points_)]
         self.n_features_in_ = int(state["n_features_in_"])
         self.__dict__.pop("feature_names_in_", None)
@@ -243,7 +243,8 @@ def _set_param(model, name, value):
         setattr(model, name, value)
 
 
-def _bin_names(cuts):
-    """Readable bin names for the rules of a lazy model: '(-inf-2.5]', '(2.5-inf)'."""
+def bin_names(cuts):
+    """Readable bin names for the rules of a lazy model and the descriptions of the models
+    that discretise (``textnb inspect``): '(-inf-2.5]', '(2.5-inf)'."""
     edges = ["-inf"] + [f"{c:.6g}" for c in cuts] + ["inf"]
     return [f"({lo}-{hi}]" if hi != "inf" else f"({lo}-{hi})" for lo, hi in zip(edges[:-1], edges[1:])]

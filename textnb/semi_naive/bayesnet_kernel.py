@@ -76,10 +76,12 @@ import numpy as np
 from types import MappingProxyType
 
 from textnb.naive_bayes.cut_points import apply_cut_points, mdl_cut_points, nominal_rows
+from textnb.naive_bayes.discretized_kernel import bin_names
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_nominal_codes, check_sample_weight, fit_classes
 from textnb.core.attributes import fitted_attributes
-from textnb.core.errors import DataError, StructureError, TextnbError, input_name
+from textnb.core.errors import DataError, StructureError, TextnbError, counted, input_name
+from textnb.core.labels import label_names
 from textnb.core.stats import MAX_PAIR_CELLS, CountTable, issparse
 from textnb.io.tables import check_plain_attributes
 from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes, Choice,
@@ -699,6 +701,48 @@ class _BaseBayesNetKernel(TableKernel):
         if not self._class_child[i]:
             L = L[0]
         return L, tuple(self.structure_[node]) + (node,)
+
+    def _class_prior(self):
+        """``P(class)`` as the model holds it: the class node's table when it has no parents
+        (TAN's, a network's by default); else its distribution when its parents are
+        unknown, the one prediction uses then (the class's marginal counts, smoothed as
+        the model smooths them)."""
+        cls = len(self._parents)
+        return np.exp(self._node_log_cpt(cls, self.marginal_counts_[cls]) if self._class_parents
+                      else self._log_cpts[cls])
+
+    def describe(self):
+        """The fitted model as plain data (JSON-serialisable), for ``textnb inspect``.
+
+        The keys of every table model's description: ``model``, ``classes``,
+        ``class_count`` (the class node's weighted count), ``class_prior``
+        (the class node's table, or with parents its distribution when they are
+        unknown) and ``attributes``, one dict per attribute with ``name``,
+        ``kind`` (``"numeric"`` for an attribute discretised in ``fit``), ``model``
+        (``"nominal"`` or ``"mdl-discretised, k intervals"``), ``values`` (an interval's
+        name for a discretised one, with its ``cut_points``) and ``parents`` (the node's,
+        in the order of ``structure_``); and ``structure``, each node's parents.
+        """
+        self._check_fitted()
+        cuts = self.cut_points_ or [None] * len(self.attribute_names_)
+        attributes = []
+        for a, c in zip(self.attributes_, cuts):
+            d = {"name": str(a.name), "kind": "nominal" if c is None else "numeric"}
+            if c is None:
+                d["model"], d["values"] = "nominal", [str(v) for v in a.values]
+            else:
+                d["model"] = f"mdl-discretised, {counted(len(c) + 1, 'interval')}"
+                d["values"], d["cut_points"] = bin_names(c), [float(x) for x in c]
+            d["parents"] = list(self.structure_[str(a.name)])
+            attributes.append(d)
+        return {
+            "model": self.kind,
+            "classes": label_names(self),
+            "class_count": [float(n) for n in self.marginal_counts_[-1]],
+            "class_prior": [float(p) for p in self._class_prior()],
+            "structure": {k: list(v) for k, v in self.structure_.items()},
+            "attributes": attributes,
+        }
 
     def structure_text(self):
         """The network as text: one line per node, ``node <- parent, parent``."""

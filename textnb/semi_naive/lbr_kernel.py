@@ -961,7 +961,9 @@ class LBRKernel(TableKernel):
         LBR keeps its training objects and builds a rule per test object, so what it holds
         is the data the rules are drawn from: ``model`` (``"LBR"``, or ``"HLBR"`` for
         ``candidates="heuristic"``), its parameters, ``classes`` and ``class_count``,
-        ``n_train``, ``nb_loo_errors`` (naive Bayes' leave-one-out errors on the training
+        ``class_prior`` (the prior of the rule without conditions, the local naive Bayes of
+        every training object: ``(n_c + alpha) / (n + C alpha)``, as every table model's
+        description has one), ``n_train``, ``nb_loo_errors`` (naive Bayes' leave-one-out errors on the training
         objects, the figure a rule must improve on) and ``attributes``: per attribute its
         ``values`` with the per-class ``counts`` of the training objects, ``missing``,
         ``loo_errors`` (leave-one-out errors of LBR with this attribute as the only one
@@ -972,6 +974,7 @@ class LBRKernel(TableKernel):
         y = np.asarray(self.y_index_, dtype=np.intp)
         codes = np.asarray(self.X_codes_, dtype=np.intp)
         candidates = {int(j) for j in self.candidates_}
+        class_count = np.bincount(y, minlength=len(classes)).astype(np.float64)
         attributes = []
         for j, name in enumerate(self.attribute_names_):
             k = int(self.n_values_[j])
@@ -990,7 +993,8 @@ class LBRKernel(TableKernel):
             "model": "LBR" if self.candidates == "all" else "HLBR",
             "alpha": float(self.alpha), "min_errors": int(self.min_errors), "significance": float(self.significance),
             "classes": classes,
-            "class_count": [float(n) for n in np.bincount(y, minlength=len(classes))],
+            "class_count": [float(n) for n in class_count],
+            "class_prior": ((class_count + self.alpha) / (len(y) + len(classes) * self.alpha)).tolist(),
             "n_train": int(len(y)),
             "nb_loo_errors": int(self.nb_loo_errors_),
             "attributes": attributes,
