@@ -261,3 +261,21 @@ def test_a_category_column_of_whole_floats_is_counted():
     coded = TabularNB(attributes=tuple(table.attributes)).fit(table.X, table.y)
     assert np.allclose(model.predict_proba(df), coded.predict_proba(table.X))
     assert model.feature_count_[:, :2].sum() == 5
+
+
+def test_pandas_missing_markers_are_missing_in_training_as_in_queries():
+    """pd.NA in a "boolean", "string" or object column and NaT in a date column are missing
+    cells when a table is built from a frame (they were the categories '<NA>' and 'NaT'),
+    as a query's cells read them (textnb.io.cells.is_missing)."""
+    frame = pd.DataFrame({"b": pd.array([True, False, pd.NA, True], dtype="boolean"),
+                          "s": pd.array(["x", pd.NA, "y", "x"], dtype="string"),
+                          "o": ["a", pd.NA, None, "b"],
+                          "t": pd.to_datetime(["2020-01-01", None, "2020-01-02", "2020-01-01"]),
+                          "cls": ["p", "q", "p", "q"]})
+    table = table_from_frame(frame, "cls")
+    assert [a.values for a in table.attributes[:4]] == [["False", "True"], ["x", "y"], ["a", "b"],
+                                                        ["2020-01-01 00:00:00", "2020-01-02 00:00:00"]]
+    assert np.isnan(table.X[2, 0]) and np.isnan(table.X[1, 1]) and np.isnan(table.X[1, 2])
+    assert np.isnan(table.X[2, 2]) and np.isnan(table.X[1, 3])
+    model = TabularNB().fit(frame.drop(columns="cls"), frame["cls"])
+    assert all("NA" not in v for a in model.attributes_ for v in a.values)

@@ -35,7 +35,7 @@ import numpy as np
 from textnb.core.attributes import TEXT, Attribute, Table, found_values
 from textnb.core.errors import DataWarning, InputError, input_name, short_repr, unknown_to_leave_out
 from textnb.io.arff import is_arff_text, read_arff
-from textnb.io.cells import UNSEEN, cell_reader, read_cells, warn_unseen
+from textnb.io.cells import UNSEEN, cell_reader, is_missing, read_cells, warn_unseen
 from textnb.io.csvtable import MISSING, NO_HEADER_HINT, read_csv
 from textnb.io.fasttext import DEFAULT_LABEL_PREFIX
 from textnb.io.numbers import parse_number
@@ -627,8 +627,8 @@ def table_from_frame(df, class_name=None, *, types=None, source="<DataFrame>"):
     Numeric (non-boolean) columns become numeric attributes; categorical columns
     become nominal with their categories in order; every other column becomes nominal
     with its distinct values as strings, sorted (as a CSV column's,
-    :func:`textnb.core.attributes.found_values`). NaN / None are
-    missing. The class is ``class_name`` or the last column.
+    :func:`textnb.core.attributes.found_values`). None, NaN and pandas' ``NA`` / ``NaT``
+    are missing (:func:`textnb.io.cells.is_missing`, the rule of query cells). The class is ``class_name`` or the last column.
 
     ``types={name: "text"}`` marks columns of dtype ``string`` or ``object`` as text
     attributes (a document per cell; missing cells are empty documents); ``X`` then
@@ -666,7 +666,7 @@ def table_from_frame(df, class_name=None, *, types=None, source="<DataFrame>"):
                 )
             cells = []
             for i, v in enumerate(s.tolist()):
-                if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+                if is_missing(v):
                     cells.append(None)
                 elif isinstance(v, str):
                     cells.append(v)
@@ -689,7 +689,7 @@ def table_from_frame(df, class_name=None, *, types=None, source="<DataFrame>"):
             attributes.append(Attribute(name, "numeric", []))
             cols.append(s.to_numpy(dtype=np.float64, na_value=np.nan))
         else:
-            cells = [None if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in s.tolist()]
+            cells = [None if is_missing(v) else str(v) for v in s.tolist()]
             values = found_values(c for c in cells if c is not None)
             index = {v: k for k, v in enumerate(values)}
             attributes.append(Attribute(name, "nominal", values))
