@@ -474,3 +474,28 @@ def test_predict_of_a_multi_label_model_on_a_fasttext_file_prints_its_accuracy(t
     top = [json.loads(line)["labels"][0]["label"] for line in out.splitlines()]
     right = sum(f"__label__{t}" in line.split() for t, line in zip(top, lines))
     assert err == f"{corpus}: accuracy {right / len(lines):.4f} ({right} of {len(lines)} lines with a label)\n"
+
+
+@pytest.mark.parametrize("multilabel", [False, True])
+def test_inspect_says_the_label_prefix_a_model_reads_by(tmp_path, multilabel):
+    """``inspect`` shows the prefix a model reads fastText files by (``--json``:
+    ``label_prefix``, ``__label__`` for a model that keeps none; the text output a line when
+    it is another), so that what a merged model kept can be seen (it could not: found by a
+    user trial)."""
+    rows = _sms_rows(120)
+    tagged = tmp_path / "hash.txt"
+    tagged.write_text("\n".join(f"#{lab}" + (" #long" if multilabel and len(text) > 80 else "") + f" {text}"
+                                for lab, text in rows) + "\n", encoding="utf-8")
+    plain = tmp_path / "plain.txt"
+    plain.write_text(tagged.read_text(encoding="utf-8").replace("#", "__label__"), encoding="utf-8")
+    for name, path, extra in (("h", tagged, ["--label-prefix", "#"]), ("p", plain, [])):
+        code, _, err = run("train", path, *extra, "-o", tmp_path / f"{name}.tnb")
+        assert code == 0, err
+    code, out, err = run("inspect", tmp_path / "h.tnb", "--json")
+    assert code == 0 and json.loads(out)["label_prefix"] == "#", err
+    code, out, err = run("inspect", tmp_path / "p.tnb", "--json")
+    assert code == 0 and json.loads(out)["label_prefix"] == "__label__", err
+    code, out, _ = run("inspect", tmp_path / "h.tnb")
+    assert "labels in fastText files: words starting with '#' (not '__label__')" in out
+    code, out, _ = run("inspect", tmp_path / "p.tnb")
+    assert "labels in fastText files" not in out

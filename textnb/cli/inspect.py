@@ -11,6 +11,7 @@ from textnb.core.labels import label_names
 from textnb.core.model_io import picture_target
 from textnb.core.registry import kind_of as _kind
 from textnb.core.wrapping import chain, find
+from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, stored_label_prefix
 
 __all__ = ["add_parser", "run"]
 
@@ -95,6 +96,7 @@ def run(args, out, err):
         print("documents: messages, read as spamfilter reads them ("
               + {"mail-tokens": "the mail reader's tokens, as the fisher kind counts them",
                  "mail": "rendered by spam_text"}.get(info["input"], info["input"]) + ")", file=out)
+    _print_label_prefix(info, out)
     print(f"classes: {len(info['classes'])}", file=out)
     for c, n in zip(info["classes"], info["class_count"]):
         print(f"  {cell(c)}: {counted(float(n), 'document')}", file=out)
@@ -111,6 +113,13 @@ def run(args, out, err):
     if args.plot:
         print(f"informative terms plot: {args.plot}", file=out)
     return 0
+
+
+def _print_label_prefix(info, out):
+    """The label prefix a text model reads fastText files by, when it is not the default."""
+    prefix = info.get("label_prefix")
+    if prefix is not None and prefix != DEFAULT_LABEL_PREFIX:
+        print(f"labels in fastText files: words starting with {prefix!r} (not {DEFAULT_LABEL_PREFIX!r})", file=out)
 
 
 def _print_calibration(info, out):
@@ -269,6 +278,7 @@ def _inspect_spam(args, model, out):
         return 0
     settings = ", ".join(f"{k}={v!r}" for k, v in info["params"].items())
     print(f"model: SpamScorer({settings}) (a spam filter's: spamfilter and textnb serve read it)", file=out)
+    _print_label_prefix(info, out)
     print(f"classes: {len(info['classes'])}", file=out)
     for c, n in zip(info["classes"], info["class_count"]):
         print(f"  {cell(c)}: {counted(n, 'message')}", file=out)
@@ -297,6 +307,7 @@ def _inspect_multilabel(args, model, out):
         "thresholds": [float(t) for t in ml.thresholds_],
         "constant": [int(c) for c in ml.constant_],
         "vocabulary_size": len(model[0].vocabulary_),
+        "label_prefix": stored_label_prefix(model),
     }
     for key, attr in (("fbr", "fbr_"), ("rank", "rank_")):
         if hasattr(ml, attr):
@@ -322,6 +333,7 @@ def _inspect_multilabel(args, model, out):
         note = {1: " (every training document has it)", 0: " (no training document has it)"}.get(int(c), "")
         print(f"  {cell(name)}: threshold {_threshold_text(t)}{note}", file=out)
     print(f"vocabulary: {info['vocabulary_size']} terms", file=out)
+    _print_label_prefix(info, out)
     if any(terms.values()):
         print(f"most informative terms (log-odds of the label against the others, top {args.top}):", file=out)
         for name, pairs in terms.items():
