@@ -240,3 +240,32 @@ def test_an_object_without_the_text_field_is_refused_naming_its_line(tmp_path):
     rc, out, err = cli("predict", tmp_path / "m.tnb", query)
     assert rc == 1
     one_error_line(err, f"{query}:3: no field 'text'")
+
+
+@pytest.mark.parametrize("first_bytes", [20_000, 300_000])
+@pytest.mark.parametrize("name", ["corpus", "corpus.json", "corpus.txt", "-"])
+def test_a_first_document_longer_than_the_sniffed_bytes_is_still_json_lines(tmp_path, first_bytes, name):
+    """A JSON Lines file told by its content (no .jsonl name: a .json file, one without an
+    extension, standard input) whose first document is long (over the 8 KiB, and the 64 KiB,
+    that its kind was told by) is JSON Lines: its classes and terms are the .jsonl file's (it was
+    read as CSV: classes '{"label": "a"' and JSON syntax in the terms, or a CSV error; found by a
+    user trial). train, evaluate and predict --rows alike."""
+    rows = _sms_rows(400)
+    rows[0] = [rows[0][0], " ".join(["free entry, win a prize"] * (first_bytes // 24))]
+    jsonl = _jsonl(tmp_path / "corpus.jsonl", rows)
+    reference = tmp_path / "ref.tnb"
+    rc, out, err = cli("train", jsonl, "-o", reference)
+    assert rc == 0, err
+    classes = out.splitlines()[0].split(": ", 1)[1]  # (what the .jsonl file's rows hold: ham 342, spam 58)
+    path = jsonl if name == "-" else jsonl.rename(tmp_path / name) if name != "corpus.jsonl" else jsonl
+    model = tmp_path / "m.tnb"
+    stdin = path.read_bytes() if name == "-" else None
+    rc, out, err = cli("train", "-" if name == "-" else path, "-o", model, stdin=stdin)
+    assert rc == 0, err
+    assert out.splitlines()[0].endswith(": " + classes) and '{"label"' not in out
+    assert model.read_bytes() == reference.read_bytes()
+    rc, out, err = cli("predict", model, "--rows", "-" if name == "-" else path, stdin=stdin)
+    assert rc == 0, err
+    assert len(out.splitlines()) == 400
+    rc, out, err = cli("evaluate", "-" if name == "-" else path, "--cv", "2", "--model", "multinomial", stdin=stdin)
+    assert rc == 0, err

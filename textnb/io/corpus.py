@@ -47,8 +47,8 @@ from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenA
                                  counted, empty_input, input_name, missing_input, missing_reason, short_repr)
 from textnb.io.files import (BOM, DEFAULT_LABEL_PREFIX, MAILDIR_PARTS, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
                              is_maildir, is_named_pipe, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device)
-from textnb.io.jsonlines import (JSON_LINES_EXTENSIONS, check_json_cells, is_json_lines, is_listed, json_fields,
-                                json_rows, label_set, line_cap)
+from textnb.io.jsonlines import (JSON_LINES_EXTENSIONS, check_json_cells, head_of, is_json_lines, is_listed,
+                                json_fields, json_head, json_rows, label_set, line_cap)
 from textnb.io.numbers import is_number
 
 __all__ = [
@@ -647,12 +647,28 @@ def _open_folder(path):
     return Corpus(source=path, documents=documents, labels=labels, skipped=loops)
 
 
+def _read_first(first, stream):
+    """``read_first(n)`` for :func:`~textnb.io.jsonlines.json_head` of a stream whose first
+    bytes ``first`` were read: the first ``n`` bytes, read on from ``stream`` as asked."""
+    got = [first]
+
+    def read_first(n):
+        while len(got[0]) < n:
+            more = stream.read(n - len(got[0]))
+            if not more:
+                break
+            got[0] += more
+        return got[0]
+
+    return read_first
+
+
 def corpus_columns(path, *, label_column=None, text_column=None, data=None):
     """``(header, used)`` of the TSV/CSV text corpus ``path``: its header row (empty for a
     headerless ``label<TAB>text`` file; a JSON Lines file's fields) and the names of the label and text columns
     :func:`open_corpus` reads (by ``label_column`` / ``text_column``, else by name);
     ``data``: the content already read (a pipe, :func:`read_piped`)."""
-    head = read_regular_file(path, 1 << 16) if data is None else data[:1 << 16]
+    head = head_of(path, data, 1 << 16)  # (a first line that starts like an object: read whole)
     if is_json_lines(path, head):
         header = json_fields(head)
     else:
@@ -1374,6 +1390,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
     old = csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
     try:
         first = stream.read(_SNIFF)
+        first = json_head(first, _read_first(first, stream))  # (a first line that starts like an object: whole)
         if is_binary(first):
             raise binary_refusal(path, first, f"a TSV/CSV {'corpus' if need_label else 'file'}")
         raw_lines = io.BufferedReader(Prefixed(first, stream), buffer_size=_PEEK)

@@ -41,7 +41,7 @@ from textnb.core.errors import DataWarning, InputError, RowError, empty_input
 from textnb.core.attributes import MAX_COLUMNS, Attribute, found_values, repeated
 from textnb.io.corpus import checked_rows, csv_quoting, read_piped, read_text_file, row_width_error
 from textnb.io.files import open_regular_binary
-from textnb.io.jsonlines import is_json_lines, json_fields
+from textnb.io.jsonlines import is_json_lines, json_fields, json_head
 from textnb.io.numbers import is_number, parse_number
 from textnb.io.uncertain import (
     UNCERTAIN_KINDS,
@@ -140,7 +140,9 @@ def read_header(path, *, encoding=None, data=None, header=True):
     (:func:`textnb.io.jsonlines.json_fields`)."""
     path = str(path)
     sample = _read_text(path, encoding, size=65536, errors="replace", data=data)
-    head = sample.encode("utf-8", "replace")
+    # (a first line that starts like an object: read whole, :func:`textnb.io.jsonlines.json_head`)
+    head = json_head(sample.encode("utf-8", "replace"),
+                     lambda n: _read_text(path, encoding, size=n, errors="replace", data=data).encode("utf-8", "replace"))
     if is_json_lines(path, head):  # (its fields: read as a text corpus, refused as a table)
         return json_fields(head)
     try:

@@ -292,9 +292,11 @@ def _json_multilabel(path, opts, data=None, *, multilabel=False):
 
     if os.path.isdir(path) or not _json_lines(path, data):
         return None
-    if not multilabel:  # (the first line whole, up to 1 MiB: a first document may be long; 8 KiB only looked for JSON)
+    if not multilabel:  # (the first line whole: a first document may be long)
+        from textnb.io.jsonlines import head_of
+
         try:
-            head = bytes(data[:1 << 20]) if data is not None else read_regular_file(path, 1 << 20)
+            head = head_of(path, data)
         except InputError:  # (reported when the file is read)
             return None
         if not json_label_lists(path, head, opts.label_column):
@@ -309,13 +311,13 @@ def _json_multilabel(path, opts, data=None, *, multilabel=False):
 
 def _json_lines(path, data=None):
     """Whether the file ``path`` (``data``: its content, read already) is JSON Lines."""
-    from textnb.io.jsonlines import is_json_lines
+    from textnb.io.jsonlines import head_of, is_json_lines
 
     try:
-        head = data[:8192] if data is not None else read_regular_file(path, 8192)
+        head = head_of(path, data)  # (a first line that starts like an object: read whole)
     except InputError:  # (reported when the file is read)
         return False
-    return is_json_lines(path, bytes(head))
+    return is_json_lines(path, head)
 
 
 def is_table_input(path, opts, table_model=False):

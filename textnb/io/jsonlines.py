@@ -31,10 +31,10 @@ corpus, line for line.
 import json
 
 from textnb.core.errors import RowError
-from textnb.io.files import BOM
+from textnb.io.files import BOM, read_regular_file
 
-__all__ = ["JSON_LINES_EXTENSIONS", "check_json_cells", "first_object", "is_json_lines", "is_listed", "json_fields",
-           "json_rows", "label_set", "line_cap"]
+__all__ = ["JSON_LINES_EXTENSIONS", "FIRST_LINE_MOST", "check_json_cells", "first_object", "is_json_lines", "is_listed",
+           "json_fields", "json_head", "json_rows", "head_of", "label_set", "line_cap"]
 
 #: names of JSON Lines files (read by their name whatever their first line)
 JSON_LINES_EXTENSIONS = (".jsonl", ".ndjson")
@@ -46,6 +46,47 @@ def _first_line(head):
         if line.strip():
             return line.strip()
     return b""
+
+
+#: The most bytes read to find a file's first line whole when it starts like a JSON object
+#: (``{``): a JSON Lines file's first document may be long, and its kind is told by that line.
+FIRST_LINE_MOST = 64 << 20
+
+
+def _cut_object_line(head):
+    """Whether the first non-blank line of ``head`` (bytes) starts like a JSON object and
+    does not end within it (more of the input is needed to tell whether it is one)."""
+    start = len(head) - len(head.removeprefix(BOM).lstrip(b" \t\r\n\v\f"))
+    return head[start:start + 1] == b"{" and b"\n" not in head[start:]
+
+
+def json_head(head, read_first=None):
+    """``head`` (the first bytes of an input) long enough to tell its kind: when its first
+    non-blank line starts like a JSON object and does not end within it, ``read_first(n)``
+    (the input's first ``n`` bytes, fewer at its end) is read with ``n`` doubling until that
+    line ends, the input ends or :data:`FIRST_LINE_MOST` bytes are read. So
+    :func:`is_json_lines`, :func:`first_object` and :func:`json_fields` see the first object
+    whole whatever its length (a first document of over 8 KiB was cut there, the file not
+    told JSON Lines and read as CSV: its JSON syntax made classes and terms; found by a
+    user trial). ``read_first`` None: ``head`` is all there is."""
+    head = bytes(head)
+    while read_first is not None and _cut_object_line(head) and len(head) < FIRST_LINE_MOST:
+        more = bytes(read_first(min(max(2 * len(head), 1 << 16), FIRST_LINE_MOST)))
+        if len(more) <= len(head):
+            break
+        head = more
+    return head
+
+
+def head_of(path, data=None, size=8192):
+    """The first ``size`` bytes of the file ``path`` (``data``: its content, read already: a
+    pipe), and more to its first line's end when that line starts like a JSON object
+    (:func:`json_head`): what every reader tells a file's kind by. A problem reading the
+    file is the :class:`~textnb.core.errors.InputError` of
+    :func:`~textnb.io.files.read_regular_file`."""
+    if data is not None:
+        return json_head(data[:size], lambda n: data[:n])
+    return json_head(read_regular_file(path, size), lambda n: read_regular_file(path, n))
 
 
 def _object(line):

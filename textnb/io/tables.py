@@ -38,6 +38,7 @@ from textnb.io.arff import is_arff_text, read_arff
 from textnb.io.cells import UNSEEN, cell_reader, is_missing, read_cells, warn_unseen
 from textnb.io.csvtable import MISSING, NO_HEADER_HINT, read_csv
 from textnb.io.fasttext import DEFAULT_LABEL_PREFIX
+from textnb.io.jsonlines import json_head
 from textnb.io.numbers import parse_number
 from textnb.io.uncertain import (UNCERTAIN_KINDS, UNCERTAIN_NOMINAL, CellError, cell_kind, column_slices,
                                  parse_uncertain_column)
@@ -85,7 +86,8 @@ def table_format(path, data=None):
         return fmt, data
 
     text = read_text_file(path, "a table (ARFF, CSV or TSV)", data=data)
-    refused = json_refusal(path, text[:8192].encode("utf-8", "replace"), table=True)
+    refused = json_refusal(path, json_head(text[:8192].encode("utf-8", "replace"),
+                                           lambda n: text[:n].encode("utf-8", "replace")), table=True)
     if refused is not None:
         raise refused
     return ("arff" if is_arff_text(text) else "csv"), text
