@@ -433,3 +433,25 @@ def test_an_error_about_a_table_row_names_it_as_its_prediction_is_named(models, 
     q.write_text("outlook,windy,play\nsunny,yes,no\n\novercast,no,yes\n")
     rc, out, err = cli("predict", models["table"], q)
     assert rc == 0 and [row.split("\t")[0] for row in out.splitlines()] == [f"{q}:1", f"{q}:2"]
+
+
+def test_an_error_about_an_arff_query_row_names_it_as_its_prediction_is_named(models, tmp_path):
+    """An ARFF query's row errors name the data row, as its predictions and a CSV query's
+    errors do (``q.arff:2 (line 9)``; was the file's line alone: found by a user trial);
+    train still names the line (``FILE:LINE``)."""
+    head = ("@relation q\n@attribute outlook {sunny, overcast, rainy}\n@attribute windy {yes, no}\n"
+            "@attribute play {yes, no}\n@data\n")
+    q = tmp_path / "q.arff"
+    for rows, error in (("sunny,yes,no\n\n% c\novercast,no\n", "q.arff:2 (line 9): 2 values, expected 3"),
+                        ("sunny,yes,no\nrainy,maybe,no\n", "q.arff:2 (line 7): value 'maybe' is not declared"),
+                        ('sunny,y"es,no\n', "q.arff:1 (line 6): quote inside an unquoted value")):
+        q.write_text(head + rows)
+        rc, out, err = cli("predict", models["table"], q)
+        assert (rc, out) == (1, "")
+        one_error_line(err, f"{tmp_path}/{error}")
+    q.write_text(head + "sunny,yes,no\n\n% c\novercast,no\n")
+    rc, _, err = cli("train", q, "-o", tmp_path / "m.tnb")
+    assert rc == 1 and f"{q}:9: 2 values, expected 3" in err
+    q.write_text(head + "sunny,yes,no\n\n% c\novercast,no,yes\n")
+    rc, out, err = cli("predict", models["table"], q)
+    assert rc == 0 and [row.split("\t")[0] for row in out.splitlines()] == [f"{q}:1", f"{q}:2"]

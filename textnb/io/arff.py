@@ -30,7 +30,7 @@ import re
 
 import numpy as np
 
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, RowError
 from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
 from textnb.core.model_io import atomic_write
 from textnb.core.model_schema import MAX_COUNT
@@ -353,126 +353,134 @@ def read_arff(path, *, encoding=None, data=None, skip=None):
     relation, attributes = "", []
     lineno, n_lines = 0, len(lines)
     in_data = False
-    while lineno < n_lines:
-        raw = lines[lineno]
-        lineno += 1
-        line = _strip_comment(raw).strip()
-        if not line:
-            continue
-        if line[0] != "@":
-            raise InputError(f"{path}:{lineno}: expected @relation, @attribute or @data, got {line[:40]!r}")
-        keyword = re.match(r"@[A-Za-z]+", line).group(0)
-        rest = line[len(keyword):]
-        kw = keyword.lower()
-        if kw == "@relation":
-            relation = _split_name(rest, path, lineno)[0] if rest.strip() else ""
-        elif kw == "@attribute":
-            if len(attributes) == MAX_COLUMNS:
-                raise InputError(f"{path}:{lineno}: over {MAX_COLUMNS} attributes, the limit")
-            attributes.append(_parse_attribute(rest, path, lineno, skip))
-            if attributes[-1].kind == "relational":
-                lineno = _skip_relational(lines, lineno, attributes[-1].name, path)
-        elif kw == "@data":
-            in_data = True
-            break
-        else:
-            raise InputError(f"{path}:{lineno}: unknown keyword {keyword!r}")
-    if not attributes:
-        raise InputError(f"{path}: no @attribute declarations (empty or not an ARFF file)")
-    if not in_data:
-        raise InputError(f"{path}: no @data section")
-    if dup := repeated([a.name for a in attributes]):
-        raise InputError(f"{path}: attribute name(s) {dup} declared twice")
-    skipped = [a.name for a in attributes if a.kind in ("date", "relational")]
-    passed = [a.kind in ("date", "relational") for a in attributes]
-    attributes = [Attribute(a.name, "numeric", []) if p else a for a, p in zip(attributes, passed)]
-
-    n_att = len(attributes)
-    index = [
-        {v: float(i) for i, v in enumerate(a.values)} if a.is_nominal else None for a in attributes
-    ]
-    text = [a.kind == "text" for a in attributes]
-    rows, weights = [], []
-    total = 0.0  # of the weights so far: at most MAX_COUNT, what a model's counts may sum to
-    nan = float("nan")
-    uncertain = {}  # column -> {row: (text, line)}
-
-    def cell(j, tok, quoted, ln):
-        if passed[j]:
-            return nan
-        if tok == "?" and not quoted:
-            return None if text[j] else nan
-        if text[j]:
-            return tok
-        a = attributes[j]
-        if quoted and tok[:1] in "[{" and cell_kind(tok) and not (index[j] is not None and tok in index[j]):
-            uncertain.setdefault(j, {})[len(rows)] = (tok, ln)
-            return nan
-        if index[j] is not None:
-            try:
-                return index[j][tok]
-            except KeyError:
-                raise InputError(
-                    f"{path}:{ln}: value {tok!r} is not declared for nominal attribute {a.name!r}"
-                ) from None
-        return _number(tok, path, ln, a.name)
-
-    while lineno < n_lines:
-        raw = lines[lineno]
-        lineno += 1
-        line = raw.strip()
-        if not line or line[0] == "%":
-            continue
-        if (kw := re.match(r"@(attribute|relation|data)(?=\s|$)", line, re.I)) and not (
-                index[0] is not None and kw.group(0) in index[0]):  # (not a declared value of the first)
-            raise InputError(f"{path}:{lineno}: {kw.group(0)} after @data (declarations come before it)")
-        weight = 1.0
-        m = _WEIGHT.match(line)
-        if m and (not line.startswith("{") or m.group(1).rstrip().endswith("}")):
-            weight = _number(m.group(2).strip(), path, lineno, "instance weight")
-            if weight < 0:
-                raise InputError(f"{path}:{lineno}: value {m.group(2).strip()!r} of attribute 'instance weight' is "
-                                 "negative; an instance weight is a number >= 0")
-            line = m.group(1).strip()
-        total += weight
-        if total > MAX_COUNT:
-            raise InputError(f"{path}:{lineno}: the instance weights sum to {total:g} by this row, over "
-                             f"{MAX_COUNT:g} (2**53, the largest count a model holds); scale them down")
-        if line.startswith("{"):
-            if not line.endswith("}"):
-                raise InputError(f"{path}:{lineno}: sparse row without closing '}}'")
-            row = [0.0] * n_att
-            for j, a in enumerate(attributes):  # absent = 0, i.e. the first nominal value
-                if a.is_nominal and not a.values:
-                    row[j] = nan
-                elif text[j]:
-                    row[j] = None  # absent text: an empty document
-            for j, v, vq in _sparse_cells(line[1:-1], n_att, path, lineno):
-                row[j] = cell(j, v, vq, lineno)
-        else:
-            error = None
-            if "'" in line or '"' in line or "%" in line:
-                try:
-                    toks, quoted = _tokens(line, path, lineno)
-                except InputError as exc:  # ('1<TAB>'x'': Weka's reading may still read it)
-                    toks, quoted, error = [], [], exc
+    try:
+        while lineno < n_lines:
+            raw = lines[lineno]
+            lineno += 1
+            line = _strip_comment(raw).strip()
+            if not line:
+                continue
+            if line[0] != "@":
+                raise InputError(f"{path}:{lineno}: expected @relation, @attribute or @data, got {line[:40]!r}")
+            keyword = re.match(r"@[A-Za-z]+", line).group(0)
+            rest = line[len(keyword):]
+            kw = keyword.lower()
+            if kw == "@relation":
+                relation = _split_name(rest, path, lineno)[0] if rest.strip() else ""
+            elif kw == "@attribute":
+                if len(attributes) == MAX_COLUMNS:
+                    raise InputError(f"{path}:{lineno}: over {MAX_COLUMNS} attributes, the limit")
+                attributes.append(_parse_attribute(rest, path, lineno, skip))
+                if attributes[-1].kind == "relational":
+                    lineno = _skip_relational(lines, lineno, attributes[-1].name, path)
+            elif kw == "@data":
+                in_data = True
+                break
             else:
-                toks = [t.strip() for t in line.split(",")]
-                quoted = [False] * len(toks)
-            if len(toks) != n_att:
-                if toks == [""]:
-                    continue  # a line holding only a comment
-                # as Weka reads a row: values separated by any run of whitespace and commas
+                raise InputError(f"{path}:{lineno}: unknown keyword {keyword!r}")
+        if not attributes:
+            raise InputError(f"{path}: no @attribute declarations (empty or not an ARFF file)")
+        if not in_data:
+            raise InputError(f"{path}: no @data section")
+        if dup := repeated([a.name for a in attributes]):
+            raise InputError(f"{path}: attribute name(s) {dup} declared twice")
+        skipped = [a.name for a in attributes if a.kind in ("date", "relational")]
+        passed = [a.kind in ("date", "relational") for a in attributes]
+        attributes = [Attribute(a.name, "numeric", []) if p else a for a, p in zip(attributes, passed)]
+
+        n_att = len(attributes)
+        index = [
+            {v: float(i) for i, v in enumerate(a.values)} if a.is_nominal else None for a in attributes
+        ]
+        text = [a.kind == "text" for a in attributes]
+        rows, weights = [], []
+        total = 0.0  # of the weights so far: at most MAX_COUNT, what a model's counts may sum to
+        nan = float("nan")
+        uncertain = {}  # column -> {row: (text, line)}
+
+        def cell(j, tok, quoted, ln):
+            if passed[j]:
+                return nan
+            if tok == "?" and not quoted:
+                return None if text[j] else nan
+            if text[j]:
+                return tok
+            a = attributes[j]
+            if quoted and tok[:1] in "[{" and cell_kind(tok) and not (index[j] is not None and tok in index[j]):
+                uncertain.setdefault(j, {})[len(rows)] = (tok, ln)
+                return nan
+            if index[j] is not None:
                 try:
-                    weka = _tokens(line, path, lineno, weka=True)
-                except InputError:
-                    weka = [], []
-                if len(weka[0]) != n_att:
-                    raise error or InputError(f"{path}:{lineno}: {len(toks)} values, expected {n_att}")
-                toks, quoted = weka
-            row = [cell(j, t, q, lineno) for j, (t, q) in enumerate(zip(toks, quoted))]
-        rows.append(row)
-        weights.append(weight)
+                    return index[j][tok]
+                except KeyError:
+                    raise InputError(
+                        f"{path}:{ln}: value {tok!r} is not declared for nominal attribute {a.name!r}"
+                    ) from None
+            return _number(tok, path, ln, a.name)
+
+        while lineno < n_lines:
+            raw = lines[lineno]
+            lineno += 1
+            line = raw.strip()
+            if not line or line[0] == "%":
+                continue
+            if (kw := re.match(r"@(attribute|relation|data)(?=\s|$)", line, re.I)) and not (
+                    index[0] is not None and kw.group(0) in index[0]):  # (not a declared value of the first)
+                raise InputError(f"{path}:{lineno}: {kw.group(0)} after @data (declarations come before it)")
+            weight = 1.0
+            m = _WEIGHT.match(line)
+            if m and (not line.startswith("{") or m.group(1).rstrip().endswith("}")):
+                weight = _number(m.group(2).strip(), path, lineno, "instance weight")
+                if weight < 0:
+                    raise InputError(f"{path}:{lineno}: value {m.group(2).strip()!r} of attribute 'instance weight' is "
+                                     "negative; an instance weight is a number >= 0")
+                line = m.group(1).strip()
+            total += weight
+            if total > MAX_COUNT:
+                raise InputError(f"{path}:{lineno}: the instance weights sum to {total:g} by this row, over "
+                                 f"{MAX_COUNT:g} (2**53, the largest count a model holds); scale them down")
+            if line.startswith("{"):
+                if not line.endswith("}"):
+                    raise InputError(f"{path}:{lineno}: sparse row without closing '}}'")
+                row = [0.0] * n_att
+                for j, a in enumerate(attributes):  # absent = 0, i.e. the first nominal value
+                    if a.is_nominal and not a.values:
+                        row[j] = nan
+                    elif text[j]:
+                        row[j] = None  # absent text: an empty document
+                for j, v, vq in _sparse_cells(line[1:-1], n_att, path, lineno):
+                    row[j] = cell(j, v, vq, lineno)
+            else:
+                error = None
+                if "'" in line or '"' in line or "%" in line:
+                    try:
+                        toks, quoted = _tokens(line, path, lineno)
+                    except InputError as exc:  # ('1<TAB>'x'': Weka's reading may still read it)
+                        toks, quoted, error = [], [], exc
+                else:
+                    toks = [t.strip() for t in line.split(",")]
+                    quoted = [False] * len(toks)
+                if len(toks) != n_att:
+                    if toks == [""]:
+                        continue  # a line holding only a comment
+                    # as Weka reads a row: values separated by any run of whitespace and commas
+                    try:
+                        weka = _tokens(line, path, lineno, weka=True)
+                    except InputError:
+                        weka = [], []
+                    if len(weka[0]) != n_att:
+                        raise error or InputError(f"{path}:{lineno}: {len(toks)} values, expected {n_att}")
+                    toks, quoted = weka
+                row = [cell(j, t, q, lineno) for j, (t, q) in enumerate(zip(toks, quoted))]
+            rows.append(row)
+            weights.append(weight)
+    except RowError:
+        raise
+    except InputError as exc:  # (about the row of line ``lineno``: named by both numbers, as a CSV row is)
+        where = f"{path}:{lineno}: "
+        if not str(exc).startswith(where):
+            raise
+        raise RowError(path, lineno, str(exc)[len(where):], len(rows) + 1) from None
     if any(text):
         X = np.empty((len(rows), n_att), dtype=object)
         for i, row in enumerate(rows):
