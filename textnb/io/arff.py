@@ -353,71 +353,71 @@ def read_arff(path, *, encoding=None, data=None, skip=None):
     relation, attributes = "", []
     lineno, n_lines = 0, len(lines)
     in_data = False
+    while lineno < n_lines:
+        raw = lines[lineno]
+        lineno += 1
+        line = _strip_comment(raw).strip()
+        if not line:
+            continue
+        if line[0] != "@":
+            raise InputError(f"{path}:{lineno}: expected @relation, @attribute or @data, got {line[:40]!r}")
+        keyword = re.match(r"@[A-Za-z]+", line).group(0)
+        rest = line[len(keyword):]
+        kw = keyword.lower()
+        if kw == "@relation":
+            relation = _split_name(rest, path, lineno)[0] if rest.strip() else ""
+        elif kw == "@attribute":
+            if len(attributes) == MAX_COLUMNS:
+                raise InputError(f"{path}:{lineno}: over {MAX_COLUMNS} attributes, the limit")
+            attributes.append(_parse_attribute(rest, path, lineno, skip))
+            if attributes[-1].kind == "relational":
+                lineno = _skip_relational(lines, lineno, attributes[-1].name, path)
+        elif kw == "@data":
+            in_data = True
+            break
+        else:
+            raise InputError(f"{path}:{lineno}: unknown keyword {keyword!r}")
+    if not attributes:
+        raise InputError(f"{path}: no @attribute declarations (empty or not an ARFF file)")
+    if not in_data:
+        raise InputError(f"{path}: no @data section")
+    if dup := repeated([a.name for a in attributes]):
+        raise InputError(f"{path}: attribute name(s) {dup} declared twice")
+    skipped = [a.name for a in attributes if a.kind in ("date", "relational")]
+    passed = [a.kind in ("date", "relational") for a in attributes]
+    attributes = [Attribute(a.name, "numeric", []) if p else a for a, p in zip(attributes, passed)]
+
+    n_att = len(attributes)
+    index = [
+        {v: float(i) for i, v in enumerate(a.values)} if a.is_nominal else None for a in attributes
+    ]
+    text = [a.kind == "text" for a in attributes]
+    rows, weights = [], []
+    total = 0.0  # of the weights so far: at most MAX_COUNT, what a model's counts may sum to
+    nan = float("nan")
+    uncertain = {}  # column -> {row: (text, line)}
+
+    def cell(j, tok, quoted, ln):
+        if passed[j]:
+            return nan
+        if tok == "?" and not quoted:
+            return None if text[j] else nan
+        if text[j]:
+            return tok
+        a = attributes[j]
+        if quoted and tok[:1] in "[{" and cell_kind(tok) and not (index[j] is not None and tok in index[j]):
+            uncertain.setdefault(j, {})[len(rows)] = (tok, ln)
+            return nan
+        if index[j] is not None:
+            try:
+                return index[j][tok]
+            except KeyError:
+                raise InputError(
+                    f"{path}:{ln}: value {tok!r} is not declared for nominal attribute {a.name!r}"
+                ) from None
+        return _number(tok, path, ln, a.name)
+
     try:
-        while lineno < n_lines:
-            raw = lines[lineno]
-            lineno += 1
-            line = _strip_comment(raw).strip()
-            if not line:
-                continue
-            if line[0] != "@":
-                raise InputError(f"{path}:{lineno}: expected @relation, @attribute or @data, got {line[:40]!r}")
-            keyword = re.match(r"@[A-Za-z]+", line).group(0)
-            rest = line[len(keyword):]
-            kw = keyword.lower()
-            if kw == "@relation":
-                relation = _split_name(rest, path, lineno)[0] if rest.strip() else ""
-            elif kw == "@attribute":
-                if len(attributes) == MAX_COLUMNS:
-                    raise InputError(f"{path}:{lineno}: over {MAX_COLUMNS} attributes, the limit")
-                attributes.append(_parse_attribute(rest, path, lineno, skip))
-                if attributes[-1].kind == "relational":
-                    lineno = _skip_relational(lines, lineno, attributes[-1].name, path)
-            elif kw == "@data":
-                in_data = True
-                break
-            else:
-                raise InputError(f"{path}:{lineno}: unknown keyword {keyword!r}")
-        if not attributes:
-            raise InputError(f"{path}: no @attribute declarations (empty or not an ARFF file)")
-        if not in_data:
-            raise InputError(f"{path}: no @data section")
-        if dup := repeated([a.name for a in attributes]):
-            raise InputError(f"{path}: attribute name(s) {dup} declared twice")
-        skipped = [a.name for a in attributes if a.kind in ("date", "relational")]
-        passed = [a.kind in ("date", "relational") for a in attributes]
-        attributes = [Attribute(a.name, "numeric", []) if p else a for a, p in zip(attributes, passed)]
-
-        n_att = len(attributes)
-        index = [
-            {v: float(i) for i, v in enumerate(a.values)} if a.is_nominal else None for a in attributes
-        ]
-        text = [a.kind == "text" for a in attributes]
-        rows, weights = [], []
-        total = 0.0  # of the weights so far: at most MAX_COUNT, what a model's counts may sum to
-        nan = float("nan")
-        uncertain = {}  # column -> {row: (text, line)}
-
-        def cell(j, tok, quoted, ln):
-            if passed[j]:
-                return nan
-            if tok == "?" and not quoted:
-                return None if text[j] else nan
-            if text[j]:
-                return tok
-            a = attributes[j]
-            if quoted and tok[:1] in "[{" and cell_kind(tok) and not (index[j] is not None and tok in index[j]):
-                uncertain.setdefault(j, {})[len(rows)] = (tok, ln)
-                return nan
-            if index[j] is not None:
-                try:
-                    return index[j][tok]
-                except KeyError:
-                    raise InputError(
-                        f"{path}:{ln}: value {tok!r} is not declared for nominal attribute {a.name!r}"
-                    ) from None
-            return _number(tok, path, ln, a.name)
-
         while lineno < n_lines:
             raw = lines[lineno]
             lineno += 1
