@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from textnb.core.errors import InputError
+from textnb.core.errors import DataWarning, InputError
 from textnb.io.tables import Attribute, Table, encode_like, read_table, table_from_frame
 
 REPO = Path(__file__).resolve().parents[2]
@@ -151,7 +151,8 @@ def test_query_numeric_mismatch(tmp_path):
 def test_encode_like_rows_and_dicts():
     atts = [Attribute("o", "nominal", ["sunny", "rainy"]), Attribute("t", "numeric", []),
             Attribute("b", "nominal", ["0", "1"])]
-    X = encode_like([["rainy", "66", 1], ["fog", "?", None], {"o": "sunny", "t": 3.5}], atts)
+    with pytest.warns(DataWarning, match=r"'o': 1 cell with values the model never saw \('fog'\)"):
+        X = encode_like([["rainy", "66", 1], ["fog", "?", None], {"o": "sunny", "t": 3.5}], atts)
     np.testing.assert_array_equal(X, [[1, 66, 1], [np.nan, np.nan, np.nan], [0, 3.5, np.nan]])
     with pytest.raises(InputError, match="row 1: value 'hot'"):
         encode_like([["sunny", "hot", "0"]], atts)
@@ -352,7 +353,6 @@ def test_a_column_of_numbers_but_for_a_few_NA_cells_is_said_to_be_read_as_nomina
     words, a column of few numbers, forced types and ``?`` cells say nothing."""
     import warnings
 
-    from textnb.core.errors import DataWarning
 
     rows = [f"{4 + i / 10},{'ab'[i % 2]},{i % 3},{'yn'[i % 2]}" for i in range(30)]
     rows[3] = "NA,b,0,y"
