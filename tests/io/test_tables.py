@@ -353,7 +353,6 @@ def test_a_column_of_numbers_but_for_a_few_NA_cells_is_said_to_be_read_as_nomina
     words, a column of few numbers, forced types and ``?`` cells say nothing."""
     import warnings
 
-
     rows = [f"{4 + i / 10},{'ab'[i % 2]},{i % 3},{'yn'[i % 2]}" for i in range(30)]
     rows[3] = "NA,b,0,y"
     path = tmp_path / "na.csv"
