@@ -54,6 +54,7 @@ def run(args, out, err):
         weights = apnbc_weights(model.model_)
         if weights:
             info["apnbc_weights"] = weights
+    info["label_prefix"] = stored_label_prefix(root)  # (what it reads fastText files by: a merged model's too)
     if args.plot:
         if not any((info.get("informative_terms") or {}).values()):
             raise InputError(f"{args.model}: --plot draws informative terms, which {a_kind(info['model'])} model "

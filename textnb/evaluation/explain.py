@@ -310,8 +310,8 @@ def describe_text_classifier(classifier, top=10):
     used = len(_columns(unwrap(classifier.model_)[0], n_terms))
     if used < n_terms:  # a feature selection (--select) keeps these for the model
         info["selected_terms"] = int(used)
-    return _with_label_prefix(_with_input(_with_calibration(info, calibration_method(classifier.model_)),
-                                          getattr(classifier, "input_", None)), classifier)
+    return _with_input(_with_calibration(info, calibration_method(classifier.model_)),
+                       getattr(classifier, "input_", None))
 
 
 def calibration_method(model):
@@ -338,19 +338,6 @@ def _with_input(info, input_):
     return info
 
 
-def _with_label_prefix(info, model):
-    """``info`` with ``label_prefix``: the prefix of the label words by which ``model`` (a
-    fitted text estimator or its file's root node) reads a fastText file (``textnb train
-    --label-prefix``, kept in its file; ``__label__`` when it keeps none:
-    :func:`textnb.io.fasttext.stored_label_prefix`), so that what a merged model reads by
-    can be seen."""
-    if info is not None:
-        from textnb.io.fasttext import stored_label_prefix
-
-        info["label_prefix"] = stored_label_prefix(model)
-    return info
-
-
 def _with_calibration(info, method):
     """``info`` with ``calibration``: ``method``, when the model is calibrated."""
     if method is not None:
@@ -371,9 +358,8 @@ def describe_text_file(root, top=10):
     imports scikit-learn. None for any other model, or a state the kernel does not take as
     consistent (:func:`~textnb.core.model_io.load` then reports it in its own words). Lazy
     rules on documents, with or without APNBC, are described from their kernels
-    (:func:`_lazy_description`). A spamfilter model's ``input`` is added (:func:`_with_input`), and
-    the label prefix it reads fastText files by (:func:`_with_label_prefix`)."""
-    return _with_label_prefix(_with_input(_describe_text_file(root, top), root.state.get("input_")), root)
+    (:func:`_lazy_description`). A spamfilter model's ``input`` is added (:func:`_with_input`)."""
+    return _with_input(_describe_text_file(root, top), root.state.get("input_"))
 
 
 def _describe_text_file(root, top):
