@@ -2,6 +2,7 @@
 
 import io
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -284,6 +285,25 @@ def test_a_model_that_merges_with_nothing_is_named_so_in_either_order(tmp_path):
         assert rc == 1
         one_error_line(err, f"{lbr}: an LBR model cannot be merged (")
         assert not (tmp_path / "M.tnb").exists()
+
+
+def test_the_inexact_merge_warning_is_the_librarys_in_the_command_lines_words(tmp_path):
+    """``textnb merge`` of default (DiscriminativeNB) parts printed a warning of its own; it
+    prints the library's (the merge warns, InexactMergeWarning), naming the first part, in
+    the same words as before (the library's ``X / --model ...`` said by the flag alone)."""
+    from textnb.cli import merge
+    from textnb.cli.output import flag_words
+    from textnb.naive_bayes.kernels import DISCRIMINATIVE
+
+    tsv(tmp_path / "a.tsv", ROWS[:3]), tsv(tmp_path / "b.tsv", ROWS[3:])
+    for name in ("a", "b"):
+        assert cli("train", tmp_path / f"{name}.tsv", "-o", tmp_path / f"{name}.tnb")[0] == 0
+    rc, _, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "m.tnb")
+    words = ("DiscriminativeNB models (the default) do not merge exactly: the result is not the model trained on all "
+             "the parts (train with --model multinomial, bernoulli or complement for exact merges)")
+    assert rc == 0 and err == f"textnb: warning: {tmp_path / 'a.tnb'}: {words}\n", err
+    assert flag_words(DISCRIMINATIVE.inexact_merge) == words
+    assert "do not merge exactly" not in Path(merge.__file__).read_text()  # (no second text of it)
 
 
 def _parts(tmp_path, n, model="multinomial"):

@@ -5,13 +5,13 @@ import sys
 
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import multilabel_model
-from textnb.cli.output import a_kind
+from textnb.cli.output import a_kind, flag_words
 from textnb.cli.progress import Progress
 from textnb.core.errors import (CHOSEN_EVENT_MODELS, CHOSEN_PASS_WEIGHTS, CHOSEN_RATIOS, CUT_POINTS, InputError,
                                 SettingsDiffer, TextnbError, short_repr)
 from textnb.core.labels import label_names
 from textnb.core.registry import kind_of
-from textnb.core.wrapping import find, merge_refusal, merges_exactly
+from textnb.core.wrapping import find, merge_refusal
 from textnb.meta.registry import PARAMETER_FLAGS, SWITCHES, count_model_option, option_spelling
 
 __all__ = ["add_parser", "run"]
@@ -150,7 +150,7 @@ def _merge_refusal(exc, paths, kind, part, merged, first, i):
     into, path = first, i
     if i < first:
         try:
-            part.merge(merged)
+            _add(part, merged)  # (a merge that goes ahead this way round: its warnings are not said)
         except (SettingsDiffer, ValueError) as again:
             exc, into, path = again, i, first
     into, path = paths[into], paths[path]
@@ -294,16 +294,37 @@ def _first_refusal(paths):
     return refusal
 
 
+def _add(merged, part):
+    """``merged.merge(part)``; returns the library's warnings that the merge is not exact
+    (:class:`~textnb.core.errors.InexactMergeWarning`, said once the whole merge goes ahead:
+    a refusal is its one line); any other warning is shown as it comes."""
+    import warnings
+
+    from textnb.core.errors import InexactMergeWarning
+
+    caught = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", InexactMergeWarning)
+            merged.merge(part)
+    finally:
+        for w in caught:
+            if not issubclass(w.category, InexactMergeWarning):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return [str(w.message) for w in caught if issubclass(w.category, InexactMergeWarning)]
+
+
 def _stream(paths, order, err, estimators=False):
     """Add up the parts ``paths`` in ``order``, holding the running sum and one part: each part
     is read, checked against those before it (:func:`_refusal_of`), added and dropped.
-    Returns ``(merged, parts)``: the merged model and each part's :data:`_Part` (by its
-    position in ``paths``); None when a count text model read from its nodes meets another text model (with
+    Returns ``(merged, parts, inexact)``: the merged model, each part's :data:`_Part` (by its
+    position in ``paths``) and the words of the library's warnings that the merge is not
+    exact; None when a count text model read from its nodes meets another text model (with
     ``estimators``, every text model is then built as an estimator, as ``load`` builds it).
     Raises the first refusal met, in the order of addition."""
     from textnb.core.model_io import build
 
-    parts, merged = {}, None
+    parts, merged, inexact = {}, None, []
     with Progress("merging", total=len(paths), stream=err, unit="model") as bar:
         for done, i in enumerate(order, 1):
             path = paths[i]
@@ -323,12 +344,12 @@ def _stream(paths, order, err, estimators=False):
                 merged = part  # (added up into the first, as a merge of all parts read at once was)
             else:
                 try:
-                    merged.merge(part)
+                    inexact += [text for text in _add(merged, part) if text not in inexact]
                 except (SettingsDiffer, ValueError) as exc:
                     raise _merge_refusal(exc, paths, parts[i].kind, part, merged, order[0], i) from None
             del part
             bar(done)
-    return merged, parts
+    return merged, parts, inexact
 
 
 def run(args, out, err):
@@ -349,17 +370,14 @@ def run(args, out, err):
     # the way is said as if every part were read first, the same line for any order of addition
     try:
         streamed = _stream(paths, order, err)
-        merged, parts = streamed or _stream(paths, order, err, estimators=True)
+        merged, parts, inexact = streamed or _stream(paths, order, err, estimators=True)
     except TextnbError:
         refusal = _first_refusal(paths)
         if refusal is None:
             raise
         raise InputError(refusal) from None
     parts = [parts[i] for i in range(len(paths))]
-    if not merges_exactly(merged):
-        warnings.append(f"textnb: warning: {paths[0]}: DiscriminativeNB models (the default) do not merge "
-                        f"exactly: the result is not the model trained on all the parts (train with --model "
-                        f"multinomial, bernoulli or complement for exact merges)")
+    warnings += [f"textnb: warning: {paths[0]}: {flag_words(text)}" for text in inexact]
     pruned = next((part for part in parts if part.pruning), None) if streamed else None
     if pruned is not None:
         warnings.append(f"textnb: warning: {pruned.path}: trained with {', '.join(pruned.pruning)}: the merged model "
