@@ -2,6 +2,7 @@
 
 import io
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -284,3 +285,87 @@ def test_a_model_that_merges_with_nothing_is_named_so_in_either_order(tmp_path):
         assert rc == 1
         one_error_line(err, f"{lbr}: an LBR model cannot be merged (")
         assert not (tmp_path / "M.tnb").exists()
+
+
+def test_the_inexact_merge_warning_is_the_librarys_in_the_command_lines_words(tmp_path):
+    """``textnb merge`` of default (DiscriminativeNB) parts printed a warning of its own; it
+    prints the library's (the merge warns, InexactMergeWarning), naming the first part, in
+    the same words as before (the library's ``X / --model ...`` said by the flag alone)."""
+    from textnb.cli import merge
+    from textnb.cli.output import flag_words
+    from textnb.naive_bayes.kernels import DISCRIMINATIVE
+
+    tsv(tmp_path / "a.tsv", ROWS[:3]), tsv(tmp_path / "b.tsv", ROWS[3:])
+    for name in ("a", "b"):
+        assert cli("train", tmp_path / f"{name}.tsv", "-o", tmp_path / f"{name}.tnb")[0] == 0
+    rc, _, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "m.tnb")
+    words = ("DiscriminativeNB models (the default) do not merge exactly: the result is not the model trained on all "
+             "the parts (train with --model multinomial, bernoulli or complement for exact merges)")
+    assert rc == 0 and err == f"textnb: warning: {tmp_path / 'a.tnb'}: {words}\n", err
+    assert flag_words(DISCRIMINATIVE.inexact_merge) == words
+    assert "do not merge exactly" not in Path(merge.__file__).read_text()  # (no second text of it)
+
+
+def _parts(tmp_path, n, model="multinomial"):
+    """``n`` parts of the SMS collection trained with ``--model``, and the whole of them."""
+    lines = SMS_TSV.read_text(encoding="utf-8").splitlines(keepends=True)[:60 * n]
+    for i in range(n):
+        (tmp_path / f"p{i}.tsv").write_text("".join(lines[i::n]), encoding="utf-8")
+        assert cli("train", tmp_path / f"p{i}.tsv", "--model", model, "-o", tmp_path / f"p{i}.tnb")[0] == 0
+    (tmp_path / "whole.tsv").write_text("".join(lines), encoding="utf-8")
+    return [tmp_path / f"p{i}.tnb" for i in range(n)]
+
+
+def test_merge_holds_the_sum_and_one_part_at_a_time(tmp_path, monkeypatch):
+    """``textnb merge`` read every part, then added them up: its peak memory was the sum of
+    the parts' (40 parts of a 5.4 MB model: 2.4 GB). It reads a part, adds it to the sum and
+    drops it: when a part is read, no part read before it is held but the first (the sum);
+    the merged model is the whole corpus's counts, the same bytes in any order given."""
+    import weakref
+
+    import numpy as np
+
+    from textnb.cli import merge
+    from textnb.core.model_io import load
+
+    parts = _parts(tmp_path, 6)
+    read, held = [], []
+    real = merge._read_part
+
+    def counted(path):
+        held.append(sum(ref() is not None for ref in read[1:]))
+        model = real(path)
+        read.append(weakref.ref(model))
+        return model
+
+    monkeypatch.setattr(merge, "_read_part", counted)
+    assert cli("merge", *parts, "-o", tmp_path / "m.tnb") == (0, f"merged 6 models -> {tmp_path / 'm.tnb'}\n", "")
+    assert len(read) == 6 and held == [0] * 6
+    assert cli("merge", *parts[::-1], "-o", tmp_path / "r.tnb")[0] == 0
+    assert (tmp_path / "m.tnb").read_bytes() == (tmp_path / "r.tnb").read_bytes()
+    assert cli("train", tmp_path / "whole.tsv", "--model", "multinomial", "-o", tmp_path / "w.tnb")[0] == 0
+    merged, whole = load(tmp_path / "m.tnb"), load(tmp_path / "w.tnb")
+    assert merged.vectorizer_.vocabulary_ == whole.vectorizer_.vocabulary_
+    np.testing.assert_array_equal(merged.model_.feature_count_, whole.model_.feature_count_)
+
+
+def test_a_refusal_met_while_adding_up_is_the_one_said_of_all_the_parts(tmp_path):
+    """The parts are added up in the order of their bytes and a refusal is met on the way;
+    the line said is the one of all the parts read first, in the order given (a part's own
+    reason before a setting that differs, a file that cannot be read before both), whatever
+    the order of addition."""
+    parts = _parts(tmp_path, 3)
+    sms = tmp_path / "p0.tsv"
+    assert cli("train", sms, "--model", "multinomial", "--alpha", "0.5", "-o", tmp_path / "alpha.tnb")[0] == 0
+    assert cli("train", WEATHER, "--model", "tan", "-o", tmp_path / "tan.tnb")[0] == 0
+    for given in ([*parts, tmp_path / "alpha.tnb", tmp_path / "tan.tnb"],
+                  [tmp_path / "tan.tnb", tmp_path / "alpha.tnb", *parts]):
+        rc, out, err = cli("merge", *given, "-o", tmp_path / "m.tnb")
+        assert rc == 1 and out == "" and not (tmp_path / "m.tnb").exists()
+        one_error_line(err, f"{tmp_path / 'tan.tnb'}: a TAN model cannot be merged")
+        rc, _, err = cli("merge", *given, tmp_path / "missing.tnb", "-o", tmp_path / "m.tnb")
+        assert rc == 1
+        one_error_line(err, f"{tmp_path / 'missing.tnb'}: ")
+    rc, _, err = cli("merge", *parts, tmp_path / "alpha.tnb", "-o", tmp_path / "m.tnb")
+    assert rc == 1
+    one_error_line(err, "alpha.tnb: cannot merge into ", "(alpha is 0.5 in ")

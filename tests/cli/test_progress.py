@@ -95,6 +95,24 @@ def test_one_helper_everywhere():
         assert "from tqdm" not in source and 'f"\\r' not in source  # no second bar beside it
 
 
+def test_merge_shows_a_bar_on_a_terminal_only(tmp_path):
+    """``textnb merge`` of many parts (seconds each on a large model) showed nothing while it
+    ran: a bar of the parts added up, as train's of the documents read, on a terminal only."""
+    from textnb.cli import merge
+    from textnb.cli.commands import main
+
+    assert merge.Progress is Progress and "from tqdm" not in Path(merge.__file__).read_text()
+    parts = []
+    for i, words in enumerate(("cheap pills", "noon lunch", "prize offer")):
+        (tmp_path / f"{i}.tsv").write_text(f"spam\t{words} now\nham\tmeeting {words}\n")
+        parts.append(str(tmp_path / f"{i}.tnb"))
+        assert main(["train", str(tmp_path / f"{i}.tsv"), "--model", "multinomial", "-o", parts[-1]],
+                    stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    for err, drawn in ((Terminal(), True), (io.StringIO(), False)):
+        assert main(["merge", *parts, "-o", str(tmp_path / "m.tnb")], stdout=io.StringIO(), stderr=err) == 0
+        assert ("merging" in err.getvalue()) is drawn and (err.getvalue() == "") is not drawn, err.getvalue()
+
+
 def _stderr_on_a_terminal(argv):
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))

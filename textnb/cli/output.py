@@ -28,7 +28,9 @@ _PARAMETER_AND_FLAG = (("class_name / --class", "--class"), ("--class (class_nam
                         "train on the whole data, or train every part with --interval-fit theorem1"),
                        ("interval_fit='censored'", "--interval-fit censored"),
                        ("interval_fit='theorem1'", "--interval-fit theorem1"),
-                       ("different interval_fit", "different --interval-fit"))
+                       ("different interval_fit", "different --interval-fit"),
+                       # an inexact merge's warning (DiscriminativeNB's inexact_merge)
+                       ("MultinomialNB, BernoulliNB or ComplementNB / --model", "--model"))
 
 _FLOAT_MAX = 1.7976931348623157e308
 

@@ -9,7 +9,7 @@ import os
 
 __all__ = ["TextnbError", "InputError", "RowError", "NotATextCorpus", "ModelGivenAsData", "DataError", "EmptyVocabulary", "TooFewObjects",
            "ParameterError", "SettingsDiffer", "SingleStringError", "StructureError",
-           "refuse_single_string", "ModelFileError", "DataWarning", "short_repr", "missing_reason",
+           "refuse_single_string", "ModelFileError", "DataWarning", "InexactMergeWarning", "short_repr", "missing_reason",
            "missing_input", "check_input",
            "empty_input", "input_name", "STDIN_NAME", "counted", "unknown_to_leave_out", "os_error_text",
            "unicode_text", "unicode_strings"]
@@ -152,6 +152,13 @@ class DataWarning(UserWarning):
     """Input that is used, but probably not as meant (e.g. a numeric attribute given to
     a model that learned it as nominal); one line naming the file and the problem. The
     command line prints it as ``textnb: warning: ...``."""
+
+
+class InexactMergeWarning(DataWarning):
+    """A merge of models whose result is not the model trained on all their data (their
+    ``merge`` is not a sum of counts: DiscriminativeNB's), warned by the merge itself
+    (:func:`textnb.core.wrapping.checked_merge`); ``textnb merge`` says it once, naming the
+    first part."""
 
 
 def short_repr(value):

@@ -21,7 +21,8 @@ Capabilities read here (each defaults to "no" on a class that does not declare i
     fast-path scorer), not table rows.
 ``merges_exactly``
     class attribute, False where merging two fitted models does not give the model trained
-    on the union (discriminatively learned sums).
+    on the union (discriminatively learned sums); ``inexact_merge``, beside it, the words of
+    the warning such a merge gives (:func:`checked_merge`).
 ``merge_refusal``
     class attribute on a model that has no ``merge``: a phrase saying why (what it learns
     from all the data at once, or how such models are combined instead), which ``textnb
@@ -51,7 +52,8 @@ Capabilities read here (each defaults to "no" on a class that does not declare i
 Standard library only (the mail client imports nothing heavy).
 """
 
-__all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "declared_attributes", "find", "merge_refusal", "merges_exactly",
+__all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "checked_merge", "declared_attributes", "find", "inexact_merge",
+           "merge_refusal", "merges_exactly",
            "fit_route", "fit_weighted", "groups_kwargs", "reads_documents", "rule_model", "table_attributes",
            "takes_fold_counts", "takes_groups", "takes_sample_weight", "takes_terms", "text_vectorizer", "weight_kwargs",
            "store_max_bytes", "stored_max_bytes", "keep_in_vectorizer", "kept_in_vectorizer"]
@@ -101,6 +103,53 @@ def calibrated(model):
 def merges_exactly(model):
     """False when some model in the chain declares that merging is not exact."""
     return find(model, lambda m: getattr(type(m), "merges_exactly", True) is False) is None
+
+
+def inexact_merge(model):
+    """The warning a merge of ``model`` gives (one line), or None when it is exact: the
+    ``inexact_merge`` words of the outermost model in its chain that declares
+    ``merges_exactly = False`` (without words, that its kind does not merge exactly)."""
+    found = find(model, lambda m: getattr(type(m), "merges_exactly", True) is False)
+    if found is None:
+        return None
+    kind = getattr(found, "kind", None) or type(found).__name__
+    return getattr(type(found), "inexact_merge", None) or (f"{kind} models do not merge exactly: the result is not "
+                                                           f"the model trained on all the parts")
+
+
+def checked_merge(merge):
+    """Decorate a model's ``merge(other)`` with the checks every merge makes, the one rule of
+    the library and of ``textnb merge`` (which loads each file once and refuses a file given
+    twice): a model merged with itself (``m.merge(m)``), or with a model that holds the same
+    fitted model (two text classifiers around one count model: the mergeable models of
+    :func:`chain`), is refused with :class:`~textnb.core.errors.ParameterError` before any
+    change, as its counts would be added twice; a merge that goes ahead and is not exact
+    (:func:`inexact_merge`) warns with :class:`~textnb.core.errors.InexactMergeWarning` (a
+    :class:`~textnb.core.errors.DataWarning`)."""
+    import functools
+
+    @functools.wraps(merge)
+    def checked(self, other, *args, **kwargs):
+        mine = {id(m): m for m in chain(self) if callable(getattr(m, "merge", None))}
+        shared = next((m for m in chain(other) if id(m) in mine), None)
+        if shared is not None:
+            from textnb.core.errors import ParameterError
+
+            what = "a model with itself" if other is self else \
+                f"two models that hold the same fitted {type(shared).__name__}"
+            raise ParameterError(f"cannot merge {what}: its counts would be added twice (to count its training "
+                                 f"data twice on purpose, merge a copy: copy.deepcopy(model))")
+        merged = merge(self, other, *args, **kwargs)
+        text = inexact_merge(self)
+        if text is not None:
+            import warnings
+
+            from textnb.core.errors import InexactMergeWarning
+
+            warnings.warn(text, InexactMergeWarning, stacklevel=2)
+        return merged
+
+    return checked
 
 
 def merge_refusal(model):

@@ -21,6 +21,7 @@ from textnb.naive_bayes.kernels import BERNOULLI, MULTINOMIAL, all_or_nothing, f
 from textnb.core.model_io import register
 from textnb.core.model_schema import check_param_values, check_same_settings
 from textnb.core.stats import CountTable, class_positions, merge_aligned
+from textnb.core.wrapping import checked_merge
 
 __all__ = ["MultinomialNB", "BernoulliNB", "weighted_sum"]
 
@@ -187,6 +188,7 @@ class _BaseCountNB(BaseNB):
         check_is_fitted(self)
         return self._form
 
+    @checked_merge
     def merge(self, other):
         """Add the counts of ``other`` (same kind, settings and features) into this model.
 

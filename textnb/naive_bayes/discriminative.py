@@ -20,6 +20,7 @@ from textnb.core.dfe import canonical as _canonical
 from textnb.core.model_io import register
 from textnb.core.model_schema import check_params
 from textnb.core.errors import ParameterError
+from textnb.core.wrapping import checked_merge
 from textnb.naive_bayes.base import check_sample_weight, given_splits
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.kernels import (DISCRIMINATIVE, RESIDUAL_FIELDS, all_or_nothing, residual_state, takes_defaults,
@@ -383,12 +384,13 @@ class DiscriminativeNB(_BaseCountNB):
     def _joint_log_likelihood(self, X):
         return self._kernel.joint_log_likelihood(None, vars(self), vars(self), X)
 
-    merges_exactly = DISCRIMINATIVE.merges_exactly  # (textnb.core.wrapping)
+    merges_exactly, inexact_merge = DISCRIMINATIVE.merges_exactly, DISCRIMINATIVE.inexact_merge  # (textnb.core.wrapping)
 
     def probabilities_calibrated(self):
         """Whether a temperature (``scale_``) was fitted (:mod:`textnb.core.wrapping`)."""
         return getattr(self, "scale_", None) is not None
 
+    @checked_merge
     def merge(self, other):
         """Add the sums of ``other`` (same kind, event model and smoothing chosen, and features;
         another event model or smoothing is :class:`~textnb.core.errors.SettingsDiffer` naming it,

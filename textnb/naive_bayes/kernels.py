@@ -470,8 +470,12 @@ class DiscriminativeKernel(CountKernel):
     #: the choices made (``event_model_``, ``alpha_``) instead, as it always has
     merge_ignores = tuple(defaults)
     rows = True
-    #: capability (:mod:`textnb.core.wrapping`): merged sums are not those trained on the union
+    #: capability (:mod:`textnb.core.wrapping`): merged sums are not those trained on the union,
+    #: which a merge warns (``textnb merge`` too, in these words)
     merges_exactly = False
+    inexact_merge = ("DiscriminativeNB models (the default) do not merge exactly: the result is not the model trained "
+                     "on all the parts (train with MultinomialNB, BernoulliNB or ComplementNB / --model multinomial, "
+                     "bernoulli or complement for exact merges)")
 
     def check_params(self, params, n_features=None):
         """Check ``params`` against :data:`textnb.core.dfe.PARAM_SCHEMA` (ParameterError)."""

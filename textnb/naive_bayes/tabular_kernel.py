@@ -77,6 +77,7 @@ from textnb.core.model_schema import (CLASS_VALUES, TABLE_CLASS_PRIOR, check_par
                                       Reals)
 from textnb.core.stats import CountTable, GaussianMoments, merge_aligned
 from textnb.core.errors import DataError
+from textnb.core.wrapping import checked_merge
 from textnb.io.tables import Attribute
 from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame, with_values_of
 from textnb.io.uncertain import (
@@ -1089,6 +1090,7 @@ class TabularKernel(TableKernel):
         return out
 
     # -- merge, inspection, model files ---------------------------------------------
+    @checked_merge
     def merge(self, other):
         """Add the statistics of ``other`` (same parameters, attributes and cut points;
         a parameter that differs is :class:`~textnb.core.errors.SettingsDiffer`, naming it).

@@ -69,7 +69,7 @@ from textnb.naive_bayes.scoring import (check_nominal_codes, check_partial_fit_l
 from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, check_params, MAX_COUNT, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes,
                                       Choice, Classes, Counts, Float, ListOf, MayBeAbsent, Optional, Reals)
 from textnb.core.stats import MAX_PAIR_CELLS, CountTable, merge_aligned
-from textnb.core.wrapping import declared_attributes
+from textnb.core.wrapping import checked_merge, declared_attributes
 from textnb.io.frames import frame_for_batch, frame_for_fit
 from textnb.io.tables import Attribute, check_plain_attributes
 
@@ -321,6 +321,7 @@ class AODEKernel(TableKernel):
         self._publish()
         return self
 
+    @checked_merge
     def merge(self, other):
         """Add the counts of ``other`` (an AODE with the same parameters, attributes and cut
         points; a parameter that differs is :class:`~textnb.core.errors.SettingsDiffer`, naming it).

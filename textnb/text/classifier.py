@@ -43,7 +43,7 @@ from textnb.text.training import (PER_CLASS, batches, count_documents, default_v
                                   one_label_each, select_vocabulary, vectorizer_prunes)
 from textnb.text.vectorizer import Vectorizer
 from textnb.core.workers import can_fork, effective_jobs, ordered_map
-from textnb.core.wrapping import find, takes_fold_counts, takes_sample_weight, takes_terms
+from textnb.core.wrapping import checked_merge, find, takes_fold_counts, takes_sample_weight, takes_terms
 from textnb.core.model_schema import TEMPLATE, Choice, Classes, MayBeAbsent, Model, Optional, check_param_values
 
 __all__ = ["TextClassifier", "document_fold_counts", "to_text"]  # to_text: kept importable from here
@@ -444,6 +444,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         self.vectorizer_._set_terms(terms)
         model.fit_counts(self.classes_, np.maximum(cc, 0.0), fc)
 
+    @checked_merge
     def merge(self, other):
         """Add the counts of another TextClassifier (same settings); vocabularies are united.
 

@@ -34,6 +34,7 @@ from textnb.core.model_io import ModelNode, build
 from textnb.core.model_schema import (FEATURE_NAMES, N_FEATURES, Any, Attributes, Classes, Counts, ListOf, Model,
                                       Optional, check_declared, check_params)
 from textnb.core.stats import CountTable, merge_aligned
+from textnb.core.wrapping import checked_merge
 from textnb.io.tables import TEXT, Attribute
 from textnb.io.uncertain import UNCERTAIN_KINDS, column_slices
 from textnb.naive_bayes.kernels import KERNELS, TableKernel, all_or_nothing
@@ -421,6 +422,7 @@ class MixedKernel(TableKernel):
     def _update(self):
         self.class_log_prior_ = self._tabular_template()._class_log_prior(self.class_count_)
 
+    @checked_merge
     def merge(self, other):
         """Add the statistics of ``other`` (same parameters and attributes) into this model.
 

@@ -18,6 +18,7 @@ import numpy as np
 from textnb.core.errors import ModelFileError, SettingsDiffer
 from textnb.core.model_io import ModelNode, save
 from textnb.core.model_schema import check_declared, check_same_settings
+from textnb.core.wrapping import checked_merge
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, encode_terms
@@ -193,6 +194,7 @@ class CountTextModel:
             self._label_prefix = self.root.state["vectorizer_"].state.get("label_prefix")
         return self._label_prefix
 
+    @checked_merge
     def merge(self, other):
         """Add the counts of ``other`` (:func:`merge_count_models`), keeping the label prefix
         either part keeps (:func:`merged_label_prefix`); returns self."""

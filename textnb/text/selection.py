@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, merge_aligned
+from textnb.core.wrapping import checked_merge
 from textnb.naive_bayes.base import DeclaredTags
 from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
 from textnb.text.wrappers import (SCORES, SELECT_DEFAULTS, SELECT_PARAMS, SELECT_STATE, presence_counts, support_mask,
@@ -136,6 +137,7 @@ class SelectTerms(DeclaredTags, SelectorMixin, BaseEstimator):
         self.class_count_ += class_count
         self._update()
 
+    @checked_merge
     def merge(self, other):
         """Add the counts of another selector fitted on other documents (same columns)."""
         check_is_fitted(self)

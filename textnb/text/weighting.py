@@ -31,6 +31,7 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 from textnb.core.errors import ParameterError
 from textnb.core.model_io import register
 from textnb.core.model_schema import Bool, Choice, MayBeAbsent, Optional, Reals
+from textnb.core.wrapping import checked_merge
 from textnb.text.tokenize import TOKEN_PATTERN
 from textnb.text.vectorizer import Vectorizer
 from textnb.naive_bayes.base import DeclaredTags
@@ -140,6 +141,7 @@ class TermWeighting(DeclaredTags, TransformerMixin, BaseEstimator):
         self.document_frequency_ += document_frequency(X.data, X.indices, X.shape[1])
         self._update()
 
+    @checked_merge
     def merge(self, other):
         """Add the document frequencies of ``other`` (same columns): shards -> whole."""
         check_is_fitted(self)
