@@ -111,6 +111,20 @@ def load_model(path, *, label=None):
     return FastTextModel(estimator, label_prefix=label)
 
 
+def _lean_scorer(estimator):
+    """The scorer ``textnb predict`` would read ``estimator``'s model file with
+    (:func:`textnb.text.scorer.tree_scorer`), made from the model in memory; None for a model
+    without one, or one no model file holds (a callable analyzer)."""
+    from textnb.core.errors import TextnbError
+    from textnb.core.model_io import model_tree
+    from textnb.text.scorer import text_model_root, tree_scorer
+
+    try:
+        return tree_scorer(text_model_root(model_tree(estimator)))
+    except (TextnbError, TypeError):  # (what save refuses; a shape the command line does not read)
+        return None
+
+
 def _takes_text(estimator):
     """True for a model that reads documents (scikit-learn's ``string`` input tag: a
     CalibratedNB or APNBC around a TextClassifier)."""
@@ -170,6 +184,23 @@ class FastTextModel:
         self.estimator = estimator
         self.label_prefix = stored_label_prefix(estimator) if label_prefix is None else label_prefix
         self._counts = _label_counts(estimator)
+        self._lean = None  # (the estimator, what scores it, its labels, where a text is cut): _scoring
+
+    def _scoring(self):
+        """``(scorer, labels, max_bytes)``: what :meth:`predict` scores a text with, the labels
+        of its columns and where a text is cut (where ``textnb predict --lines`` cuts a line).
+        The scorer is the one ``textnb predict`` reads the model's file with
+        (:func:`textnb.text.scorer.tree_scorer` of :func:`textnb.core.model_io.model_tree`:
+        one pass of tokenising and products, no input validation), the same floats as the
+        estimator's ``predict_proba`` and log-odds; the estimator itself for a model it does
+        not read. Made once, again when :attr:`estimator` is replaced."""
+        if self._lean is None or self._lean[0] is not self.estimator:
+            from textnb.io.corpus import model_max_bytes
+
+            estimator = self.estimator
+            self._lean = (estimator, _lean_scorer(estimator) or estimator, self._classes(),
+                          model_max_bytes(estimator))
+        return self._lean[1:]
 
     def _classes(self):
         from textnb.core.labels import label_names
@@ -247,17 +278,15 @@ class FastTextModel:
             if "\n" in t:
                 raise ValueError("predict processes one line at a time (remove '\\n')")
         from textnb.evaluation.topk import best_labels, check_k, check_threshold, proba_and_odds
-        from textnb.io.corpus import model_max_bytes
         from textnb.io.files import cut_text
 
         k = check_k(k)
         threshold = check_threshold(threshold)
-        classes = self._classes()
-        limit = model_max_bytes(self.estimator)  # (each text cut where textnb predict --lines cuts a line's)
-        texts = [cut_text(t, limit) for t in texts]
+        scorer, classes, limit = self._scoring()
+        texts = [cut_text(t, limit) for t in texts]  # (each text cut where textnb predict --lines cuts a line's)
         # the model's predict_proba and log-odds, ranked by the rule of textnb predict --top /
         # --threshold and of test: the labels and probabilities textnb predict prints
-        proba, odds = proba_and_odds(self.estimator, texts) if texts else (np.empty((0, len(classes))),) * 2
+        proba, odds = proba_and_odds(scorer, texts) if texts else (np.empty((0, len(classes))),) * 2
         labels, probas = [], []
         for p, ties in zip(np.asarray(proba, dtype=np.float64), np.asarray(odds, dtype=np.float64)):
             kept = best_labels(p, k, threshold, ties=ties)

@@ -85,7 +85,7 @@ from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.regular import NotRegularFile, open_regular
 from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "looks_like_model", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "looks_like_model", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
@@ -853,6 +853,18 @@ def read_nodes(path, *, max_bytes=MAX_MODEL_BYTES):
     file's bytes (the estimators' own consistency checks run only in :func:`load`).
     """
     return _read(path, max_bytes, build=False)
+
+
+def model_tree(model):
+    """The :class:`ModelNode` tree of the fitted estimator ``model`` that :func:`save` would
+    write and :func:`read_nodes` read back, made in memory (no file, no checksum; the arrays
+    the model's own where :func:`save` stores them whole): what the readers of model trees
+    (:func:`textnb.text.scorer.tree_scorer`) take, for a model that was never saved.
+    Raises what :func:`save` raises for a model it cannot store (a callable parameter:
+    :class:`~textnb.core.errors.ParameterError`; another object: TypeError)."""
+    packer = _Packer()
+    head = json.loads(json.dumps(packer.node(model)))  # (the header as a file's: JSON's types)
+    return _Unpacker(packer.arrays).node(head)
 
 
 def _read(path, max_bytes, build, root=None, parse=None):
