@@ -36,13 +36,23 @@ from textnb.core.wrapping import text_vectorizer
 
 __all__ = ["FastTextModel", "load_model", "train_supervised"]
 
-#: fastText's training parameters that configure its embeddings and SGD: naive Bayes has none.
-_NO_MEANING = ("lr", "dim", "ws", "epoch", "minCount", "minCountLabel", "minn", "maxn", "neg", "loss", "bucket",
-               "lrUpdateRate", "t", "verbose", "pretrainedVectors", "seed", "autotuneValidationFile",
-               "autotuneMetric", "autotunePredictions", "autotuneDuration", "autotuneModelSize")
+#: fastText's training parameters that configure its embeddings and SGD: naive Bayes has none
+#: (``loss``: all but ``"ova"``, which :func:`train_supervised` maps to one model per label).
+_NO_MEANING = ("lr", "dim", "ws", "epoch", "neg", "loss", "bucket", "lrUpdateRate", "t", "verbose",
+               "pretrainedVectors", "seed", "autotuneValidationFile", "autotuneMetric", "autotunePredictions",
+               "autotuneDuration", "autotuneModelSize")
+#: fastText's parameters of its dictionary that textnb's vocabulary has no counterpart of, and why
+#: (each named in :func:`train_supervised`'s one warning).
+_NO_COUNTERPART = {
+    "minCount": "minCount keeps fastText's words seen at least minCount times in the file; textnb cannot cut its "
+                "vocabulary by a term's count (its min_df counts the documents a term is in)",
+    "minCountLabel": "minCountLabel drops fastText's rarer labels; textnb keeps every label of the file",
+    "minn": "minn, maxn set fastText's subword (character n-gram) vectors; a naive Bayes word model has none",
+}
+_NO_COUNTERPART["maxn"] = _NO_COUNTERPART["minn"]
 
 
-def train_supervised(input, *, label="__label__", wordNgrams=1, thread=None, **fasttext_params):
+def train_supervised(input, *, label="__label__", wordNgrams=None, thread=None, **fasttext_params):
     """Train on the labelled fastText file ``input``, as ``fasttext.train_supervised`` does.
 
     Parameters
@@ -51,13 +61,19 @@ def train_supervised(input, *, label="__label__", wordNgrams=1, thread=None, **f
         The training file.
     label : str, default="__label__"
         The label prefix (fastText's ``-label``).
-    wordNgrams : int, default=1
-        Word n-grams up to this order are features.
+    wordNgrams : int, default=None
+        Word n-grams up to this order are features (``Vectorizer(ngram_range=(1,
+        wordNgrams))``). None (not given): textnb's default text pipeline, the model ``textnb
+        train FILE`` fits (short texts: words and the word bigrams of two documents or more,
+        :func:`textnb.text.training.default_vectorizer`; else words).
     thread : int, default=None
         Worker threads (None: the default model's choice).
     **fasttext_params
-        fastText's other parameter names (see the module docstring): accepted and
-        named in one warning; any other name is a TypeError, as in fastText.
+        fastText's other parameter names (see the module docstring). ``loss="ova"`` (fastText's
+        one-vs-all loss: a probability of its own per label) trains one binary model per label,
+        :class:`~textnb.meta.multilabel.MultiLabelNB` ``(method="ovr")`` (``textnb train
+        --method ovr``); the others are accepted and named in one warning; any other name is a
+        TypeError, as in fastText.
 
     Returns
     -------
@@ -65,28 +81,34 @@ def train_supervised(input, *, label="__label__", wordNgrams=1, thread=None, **f
     """
     from textnb.io.fasttext import read_fasttext
 
-    unknown = sorted(set(fasttext_params) - set(_NO_MEANING))
+    unknown = sorted(set(fasttext_params) - set(_NO_MEANING) - set(_NO_COUNTERPART))
     if unknown:
         raise TypeError(f"train_supervised() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}")
-    if fasttext_params:
-        warnings.warn(f"textnb.fasttext: {', '.join(sorted(fasttext_params))} set fastText's embeddings and "
-                      f"SGD; a naive Bayes model has none, so they are ignored", UserWarning, stacklevel=2)
-    if isinstance(wordNgrams, bool) or not isinstance(wordNgrams, (int, np.integer)) or wordNgrams < 1:
+    ova = fasttext_params.get("loss") == "ova"
+    _warn_ignored([name for name in fasttext_params if not (name == "loss" and ova)])
+    if wordNgrams is not None and (isinstance(wordNgrams, bool) or not isinstance(wordNgrams, (int, np.integer))
+                                   or wordNgrams < 1):
         raise ValueError(f"wordNgrams must be an integer >= 1; got {wordNgrams!r}")
     corpus = read_fasttext(input, label_prefix=label)
     from textnb.text.vectorizer import Vectorizer
 
     from textnb.text.classifier import TextClassifier
 
-    vectorizer = Vectorizer(ngram_range=(1, int(wordNgrams)))
+    vectorizer = None if wordNgrams is None else Vectorizer(ngram_range=(1, int(wordNgrams)))
     documents = list(corpus.documents)
-    if corpus.multilabel:
+    if corpus.multilabel or ova:  # (ova: every label a model of its own, a single-label file's too)
         from textnb.meta.multilabel import MultiLabelNB
 
-        model = TextClassifier(vectorizer=vectorizer, model=MultiLabelNB(), n_jobs=thread)
+        model = TextClassifier(vectorizer=vectorizer, model=MultiLabelNB(method="ovr" if ova else "copy"),
+                               n_jobs=thread)
         model.fit(documents, [tuple(labs) for labs in corpus.labels])
     else:
-        model = TextClassifier(vectorizer=vectorizer, n_jobs=thread)
+        from textnb.naive_bayes.discriminative import DiscriminativeNB
+        from textnb.text.training import default_vectorizer
+
+        if vectorizer is None:  # the default pipeline's vectorizer, named as textnb train's model file names it
+            vectorizer = Vectorizer(**default_vectorizer(documents)[0])
+        model = TextClassifier(vectorizer=vectorizer, model=DiscriminativeNB(), n_jobs=thread)
         model.fit(documents, [labs[0] for labs in corpus.labels])
     from textnb.io.fasttext import store_label_prefix
 
@@ -94,6 +116,17 @@ def train_supervised(input, *, label="__label__", wordNgrams=1, thread=None, **f
     fitted = model.vectorizer_
     fitted.term_counts_ = np.asarray(fitted.transform(documents).sum(axis=0), dtype=np.float64).ravel()
     return FastTextModel(store_label_prefix(model, label), label_prefix=label)
+
+
+def _warn_ignored(names):
+    """One UserWarning naming fastText's parameters ``names`` that textnb ignores, and why."""
+    if not names:
+        return
+    sgd = sorted(n for n in names if n in _NO_MEANING)
+    reasons = [f"{', '.join(sgd)} set fastText's embeddings and SGD; a naive Bayes model has none"] if sgd else []
+    reasons += list(dict.fromkeys(_NO_COUNTERPART[n] for n in sorted(names) if n in _NO_COUNTERPART))
+    warnings.warn(f"textnb.fasttext: {'; '.join(reasons)}; so {'it is' if len(names) == 1 else 'they are'} "
+                  "ignored", UserWarning, stacklevel=3)
 
 
 def load_model(path, *, label=None):

@@ -310,3 +310,55 @@ def test_predict_of_a_model_no_file_holds_scores_with_the_estimator():
     model.estimator = TextClassifier().fit(docs, ["ham", "spam"] * 3)
     assert model.predict("cheap pills")[0] == ("__label__ham",)
 
+
+def test_loss_ova_trains_one_model_per_label_as_textnb_train_method_ovr(files, tmp_path):
+    """fastText's ``loss='ova'`` (one-vs-all: each label's probability its own; its tutorial's
+    recipe for several labels with ``predict(k=-1, threshold=0.5)``) was ignored with a warning:
+    the default multi-label model's probabilities sum to 1, so threshold 0.5 kept one label at
+    most. It trains ``MultiLabelNB(method="ovr")`` now, the model ``textnb train --method ovr``
+    fits, with no warning; another loss is still ignored with one."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = train_supervised(input=str(files / "mtrain.txt"), loss="ova")
+    assert model.estimator.model_.method == "ovr"
+    path = tmp_path / "ovr.tnb"
+    _cli("train", files / "mtrain.txt", "--method", "ovr", "-o", path)
+    for k, threshold in ((1, 0.0), (-1, 0.5)):
+        shown = json.loads(_cli("test", path, files / "mvalid.txt", k, threshold, "--json"))
+        assert model.test(str(files / "mvalid.txt"), k=k, threshold=threshold) == (
+            shown["n"], shown["precision"], shown["recall"])
+    # one model per label on a single-label file too: probabilities that need not sum to 1
+    single = train_supervised(input=str(files / "train.txt"), loss="ova")
+    assert single.estimator.model_.method == "ovr"
+    assert not np.isclose(single.predict("see you at noon", k=-1)[1].sum(), 1.0)
+    with pytest.warns(UserWarning, match="loss set fastText's embeddings and SGD"):
+        train_supervised(input=str(files / "train.txt"), loss="hs")
+
+
+def test_the_default_is_the_model_textnb_train_fits_and_word_ngrams_is_honoured(files, tmp_path):
+    """``train_supervised(input)`` fitted ``Vectorizer(ngram_range=(1, 1))`` (fastText's
+    ``wordNgrams=1``), not textnb's default pipeline (short texts: words and the bigrams of two
+    documents or more) that ``textnb train`` fits and docs/fasttext.md promised. Without
+    ``wordNgrams`` it is now that model, its file byte for byte ``textnb train``'s but for the
+    words' counts it keeps; a ``wordNgrams`` given is honoured."""
+    model = train_supervised(input=str(files / "train.txt"))
+    assert model.estimator.vectorizer_.get_params()["ngram_range"] == (1, 2)  # (SMS: short texts)
+    del model.estimator.vectorizer_.term_counts_
+    model.save_model(tmp_path / "lib.tnb")
+    _cli("train", files / "train.txt", "-o", tmp_path / "cli.tnb")
+    assert (tmp_path / "lib.tnb").read_bytes() == (tmp_path / "cli.tnb").read_bytes()
+    for n in (1, 2):
+        params = train_supervised(input=str(files / "train.txt"), wordNgrams=n).estimator.vectorizer_.get_params()
+        assert params["ngram_range"] == (1, n) and params["min_df"] == 1
+    with pytest.raises(ValueError, match="wordNgrams must be"):
+        train_supervised(input=str(files / "train.txt"), wordNgrams=0)
+
+
+def test_min_count_is_named_for_what_it_is(files):
+    """``minCount`` was said to 'set fastText's embeddings and SGD'; it cuts fastText's dictionary by
+    a word's count, which textnb's vocabulary cannot do (min_df counts documents): the warning says so."""
+    with pytest.warns(UserWarning) as caught:
+        train_supervised(input=str(files / "train.txt"), minCount=3, epoch=5)
+    (message,) = [str(w.message) for w in caught]
+    assert "epoch set fastText's embeddings and SGD" in message and "minCount" in message
+    assert "by a term's count" in message and "minCount set" not in message
