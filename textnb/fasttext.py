@@ -329,14 +329,17 @@ class FastTextModel:
 
     def test(self, path, k=1, threshold=0.0):
         """``(N, precision at k, recall at k)`` on the labelled fastText file ``path``,
-        counted as fastText's ``test`` (and ``textnb test``) count them."""
-        r = self._test(path, k, threshold)
-        return r["n"], r["precision"], r["recall"]
-
-    def _test(self, path, k, threshold):
+        counted as fastText's ``test`` (and ``textnb test``) count them; a file with no
+        labelled line (or none at all) is ``(0, nan, nan)``, as fastText's (``textnb test``
+        says it has no label)."""
+        from textnb.core.errors import NoLabelledLine
         from textnb.evaluation.topk import fasttext_test
 
-        return fasttext_test(self.estimator, path, k=k, threshold=threshold, label_prefix=self.label_prefix)
+        try:
+            r = fasttext_test(self.estimator, path, k=k, threshold=threshold, label_prefix=self.label_prefix)
+        except NoLabelledLine:
+            return 0, float("nan"), float("nan")
+        return r["n"], r["precision"], r["recall"]
 
     def test_label(self, path, k=1, threshold=0.0):
         """Each label's precision, recall and F1 at ``k`` on the labelled fastText file
@@ -344,11 +347,17 @@ class FastTextModel:
         "recall": r, "f1score": f}}`` for every label of the model (with its prefix, in
         :meth:`get_labels` order), counted as :meth:`test` counts (a label given twice on
         a line is two labels to recall); NaN where a label was never predicted (precision)
-        or is never a true label (recall), as fastText's meter."""
+        or is never a true label (recall), as fastText's meter (every one of them NaN for a
+        file with no labelled line)."""
+        from textnb.core.errors import NoLabelledLine
         from textnb.evaluation.topk import fasttext_test_label
 
-        scores = fasttext_test_label(self.estimator, path, k=k, threshold=threshold, label_prefix=self.label_prefix)
-        return {label: scores[label[len(self.label_prefix):]] for label in self.get_labels()}
+        try:
+            scores = fasttext_test_label(self.estimator, path, k=k, threshold=threshold,
+                                         label_prefix=self.label_prefix)
+        except NoLabelledLine:
+            scores = dict.fromkeys(self._classes(), dict.fromkeys(("precision", "recall", "f1score"), float("nan")))
+        return {label: dict(scores[label[len(self.label_prefix):]]) for label in self.get_labels()}
 
     def save_model(self, path):
         """Write the model file (``textnb predict`` and ``textnb test`` read it)."""

@@ -362,3 +362,20 @@ def test_min_count_is_named_for_what_it_is(files):
     (message,) = [str(w.message) for w in caught]
     assert "epoch set fastText's embeddings and SGD" in message and "minCount" in message
     assert "by a term's count" in message and "minCount set" not in message
+
+
+def test_test_of_a_file_without_a_labelled_line_is_fasttexts_zero_nan_nan(files, tmp_path):
+    """fastText's ``model.test`` of a file with no labelled line (or an empty one) is ``(0, nan,
+    nan)``; textnb's raised 'no line has a label' (``textnb test`` still says so)."""
+    model = train_supervised(input=str(files / "train.txt"))
+    (tmp_path / "nolabel.txt").write_text("hello world\nfoo bar\n", encoding="utf-8")
+    (tmp_path / "empty.txt").write_text("", encoding="utf-8")
+    for name in ("nolabel.txt", "empty.txt"):
+        n, p, r = model.test(str(tmp_path / name))
+        assert n == 0 and np.isnan(p) and np.isnan(r)
+        scores = model.test_label(str(tmp_path / name))
+        assert list(scores) == model.get_labels() and all(np.isnan(v) for s in scores.values() for v in s.values())
+    with pytest.raises(ValueError, match="k must be"):  # (the arguments still checked first)
+        model.test(str(tmp_path / "empty.txt"), k=0)
+    with pytest.raises(Exception, match="no such file"):  # (a missing file is no empty one)
+        model.test(str(tmp_path / "missing.txt"))

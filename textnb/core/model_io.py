@@ -89,6 +89,9 @@ __all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
+#: The first 4 bytes of a fastText model file (``.bin``, ``.ftz``): its int32 magic number
+#: 793712314, little-endian (fastText's ``FASTTEXT_FILEFORMAT_MAGIC_INT32``)
+FASTTEXT_MAGIC = (793712314).to_bytes(4, "little")
 #: The newest format version this textnb reads. A file is written as version 1 unless it
 #: uses an encoding of a later version (2: arrays stored by their non-zero entries,
 #: ``{"$nonzero": ...}``), so a model that does not need one reads in older textnb too.
@@ -971,6 +974,10 @@ def _load(path, max_bytes):
     f, file_size = _open_regular(path)
     with f:
         if not zipfile.is_zipfile(f):
+            f.seek(0)
+            if f.read(4) == FASTTEXT_MAGIC:
+                raise ModelFileError("a fastText model file, not a textnb model; train a textnb model on its training "
+                                     "file with textnb train FILE (or textnb.fasttext.train_supervised)")
             raise ModelFileError("not a textnb model file (truncated, or another format)")
         f.seek(0)
         with zipfile.ZipFile(f) as z:
