@@ -28,13 +28,15 @@ nothing to set: they are accepted, as fastText's names, and a warning names them
 ``ngram_range=(1, wordNgrams)``), ``thread`` the worker count.
 """
 
+import re
 import warnings
 
 import numpy as np
 
+from textnb.core.errors import TextnbError
 from textnb.core.wrapping import text_vectorizer
 
-__all__ = ["FastTextModel", "load_model", "train_supervised"]
+__all__ = ["FastTextModel", "NoWordVectors", "load_model", "tokenize", "train_supervised"]
 
 #: fastText's training parameters that configure its embeddings and SGD: naive Bayes has none
 #: (``loss``: all but ``"ova"``, which :func:`train_supervised` maps to one model per label).
@@ -218,6 +220,7 @@ class FastTextModel:
         self.label_prefix = stored_label_prefix(estimator) if label_prefix is None else label_prefix
         self._counts = _label_counts(estimator)
         self._lean = None  # (the estimator, what scores it, its labels, where a text is cut): _scoring
+        self._positions = {}  # {"words" / "labels": (estimator, label prefix, {item: position})}: _ids
 
     def _scoring(self):
         """``(scorer, labels, max_bytes)``: what :meth:`predict` scores a text with, the labels
@@ -359,8 +362,139 @@ class FastTextModel:
             scores = dict.fromkeys(self._classes(), dict.fromkeys(("precision", "recall", "f1score"), float("nan")))
         return {label: dict(scores[label[len(self.label_prefix):]]) for label in self.get_labels()}
 
+    def get_word_id(self, word):
+        """The position of ``word`` in :meth:`get_words` (fastText's word id), -1 when the model
+        has no such word, as fastText's. The words are the model's tokens as :meth:`get_words`
+        lists them (lower-cased: ``"what"``, not ``"What"``)."""
+        return self._ids("words", self.get_words).get(word, -1)
+
+    def get_label_id(self, label):
+        """The position of ``label`` (with its prefix) in :meth:`get_labels`, -1 when the model
+        has no such label, as fastText's."""
+        return self._ids("labels", self.get_labels).get(label, -1)
+
+    def _ids(self, name, listed):
+        """``{item: position}`` of ``listed()``, made once for the current estimator and prefix."""
+        cached = self._positions.get(name)
+        if cached is None or cached[0] is not self.estimator or cached[1] != self.label_prefix:
+            cached = self._positions[name] = (self.estimator, self.label_prefix,
+                                              {w: i for i, w in enumerate(listed())})
+        return cached[2]
+
+    def get_line(self, text, on_unicode_error="strict"):
+        """fastText's ``get_line``: ``(words, labels)`` of one line (a list of lines: lists of
+        each): its words as fastText reads them (:func:`tokenize`: split on white space,
+        as written), then fastText's end-of-line word ``</s>``; the words starting with the
+        label prefix are its labels, those of the model (fastText's dictionary leaves an
+        unknown label out of both). A text holding a newline is refused, as fastText refuses
+        it. ``on_unicode_error`` is fastText's, accepted (the texts are str already)."""
+        if isinstance(text, list):
+            lines = [self.get_line(t) for t in text]
+            return [w for w, _ in lines], [labs for _, labs in lines]
+        if not isinstance(text, str):
+            raise TypeError(f"get_line takes a str or a list of str; got {type(text).__name__}")
+        if "\n" in text:
+            raise ValueError("get_line processes one line at a time (remove '\\n')")
+        known = self._ids("labels", self.get_labels)
+        words, labels = [], []
+        for word in tokenize(text):
+            if not word.startswith(self.label_prefix):
+                words.append(word)
+            elif word in known:
+                labels.append(word)
+        return words + [END_OF_LINE], labels
+
+    def is_quantized(self):
+        """False: a naive Bayes model has no embeddings to product-quantize (:meth:`quantize`
+        with ``cutoff`` drops terms; the model it leaves is not quantized either)."""
+        return False
+
+    def quantize(self, input=None, qout=False, cutoff=0, retrain=False, epoch=None, lr=None, thread=None,
+                 verbose=None, dsub=2, qnorm=False):
+        """fastText's ``quantize`` shrinks a model by product-quantizing its embeddings, keeping
+        the ``cutoff`` words and n-grams of largest norm. A naive Bayes model has no embeddings
+        to quantize: with ``cutoff`` N > 0 it keeps the N terms (words and word n-grams) of
+        largest information gain (Yang & Pedersen's measure, ``textnb train --select ig``'s, of
+        the model's per-class counts: :func:`textnb.text.nodes.term_goodness`) and drops the
+        others (:func:`textnb.text.nodes.keep_terms`: the vocabulary and the count models'
+        arrays over the terms; a dropped term reads as a word the model does not know), so
+        :meth:`save_model` writes a smaller file (docs/fasttext.md measures its size and
+        accuracy); a ``cutoff`` at least the vocabulary's size keeps every term. ``cutoff=0``
+        (fastText's default): one warning that there is nothing to quantize, the model
+        unchanged. ``qout``, ``retrain``, ``epoch``, ``lr``, ``dsub``, ``qnorm`` set the
+        quantization and its retraining: given, they are named in one warning and ignored
+        (``input``, ``thread``, ``verbose``: nothing to read or run). A text model other than
+        a count model, or a MultiLabelNB of count models, is refused with a ParameterError."""
+        from textnb.core.errors import ParameterError
+
+        if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 0:
+            raise ValueError(f"cutoff must be an integer >= 0; got {cutoff!r}")
+        given = [name for name, value, default in (("qout", qout, False), ("retrain", retrain, False),
+                                                   ("epoch", epoch, None), ("lr", lr, None), ("dsub", dsub, 2),
+                                                   ("qnorm", qnorm, False)) if value != default]
+        if given:
+            warnings.warn(f"textnb.fasttext: quantize: {', '.join(given)} set fastText's product quantization and "
+                          "its retraining; a naive Bayes model has neither, so they are ignored", UserWarning,
+                          stacklevel=2)
+        if cutoff == 0:
+            warnings.warn("textnb.fasttext: quantize: a naive Bayes model has no embeddings to quantize; the model "
+                          "is unchanged (cutoff=N keeps its N most informative terms)", UserWarning, stacklevel=2)
+            return
+        from textnb.core.model_io import build, model_tree
+        from textnb.text.nodes import keep_terms, term_goodness
+
+        try:
+            root = model_tree(self.estimator)
+            goodness = term_goodness(root)
+            if cutoff >= len(goodness):
+                return
+            keep = np.sort(np.argsort(-goodness, kind="stable")[:int(cutoff)])  # (ties: the column order)
+            pruned = keep_terms(root, keep)
+        except (ValueError, TypeError) as exc:
+            raise ParameterError(f"quantize(cutoff={cutoff}) drops the terms of a count text model, not this model: "
+                                 f"{exc}") from None
+        self.estimator = build(pruned, "the quantized model")  # (checked as load checks a file)
+
     def save_model(self, path):
         """Write the model file (``textnb predict`` and ``textnb test`` read it)."""
         from textnb.core.model_io import save
 
         save(self.estimator, path)
+
+
+#: fastText's end-of-line word (``Dictionary::EOS``): what its tokenizer reads a newline as
+END_OF_LINE = "</s>"
+#: a newline, or a run of characters that are not fastText's word separators (ASCII space,
+#: newline, TAB, CR, VT, FF and NUL: ``Dictionary::readWord``)
+_FASTTEXT_WORD = re.compile("\n|[^ \n\r\t\v\f\0]+")
+
+
+def tokenize(text):
+    """fastText's ``fasttext.tokenize(text)``: the words of ``text`` as fastText reads them
+    (``Dictionary::readWord``), as written: split on ASCII white space (space, TAB, CR, VT,
+    FF) and NUL, each newline the word ``</s>``. (A model's features are its vectorizer's
+    tokens, lower-cased and cut by its token pattern: :meth:`FastTextModel.get_words`.)"""
+    if not isinstance(text, str):
+        raise TypeError(f"tokenize takes a str; got {type(text).__name__}")
+    return [END_OF_LINE if word == "\n" else word for word in _FASTTEXT_WORD.findall(text)]
+
+
+class NoWordVectors(TextnbError):
+    """A fastText method of word vectors (``get_word_vector``, ``get_dimension``, ...) asked of a
+    naive Bayes model, which has none."""
+
+
+def _no_word_vectors(name):
+    def method(self, *args, **kwargs):
+        raise NoWordVectors(f"{name}: a naive Bayes model has no word vectors (fastText's embeddings); a "
+                            f"textnb.fasttext model has labels, words and their probabilities")
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"fastText's ``{name}``: raises :class:`NoWordVectors` (a naive Bayes model has no word vectors)."
+    return method
+
+
+for _name in ("get_dimension", "get_word_vector", "get_sentence_vector", "get_input_vector", "get_input_matrix",
+              "get_output_matrix", "get_nearest_neighbors", "get_analogies"):
+    setattr(FastTextModel, _name, _no_word_vectors(_name))
+del _name

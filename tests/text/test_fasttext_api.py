@@ -364,6 +364,94 @@ def test_min_count_is_named_for_what_it_is(files):
     assert "by a term's count" in message and "minCount set" not in message
 
 
+def test_ids_lines_and_tokenize_as_fasttexts(files):
+    """``get_word_id``, ``get_label_id``, ``get_line`` and ``textnb.fasttext.tokenize`` were
+    AttributeErrors; they answer as fastText's (the values below are the ``fasttext`` package's
+    0.9.2, and compared with it when it is installed)."""
+    from textnb.fasttext import tokenize
+
+    model = train_supervised(input=str(files / "train.txt"))
+    words, labels = model.get_words(), model.get_labels()
+    assert [model.get_word_id(w) for w in words[:50]] == list(range(50))
+    assert model.get_word_id("free") == words.index("free") and model.get_word_id("zzzunknown") == -1
+    assert model.get_word_id("FREE") == -1  # (the model's words are lower-cased tokens)
+    assert [model.get_label_id(lab) for lab in labels] == list(range(len(labels)))
+    assert model.get_label_id("spam") == -1 and model.get_label_id("__label__nope") == -1
+    assert model.get_line("hello __label__x world  foo\tbar") == (["hello", "world", "foo", "bar", "</s>"], [])
+    assert model.get_line("__label__spam Free __label__zz entry") == (["Free", "entry", "</s>"], ["__label__spam"])
+    assert model.get_line(["a __label__ham c", "d"]) == ([["a", "c", "</s>"], ["d", "</s>"]], [["__label__ham"], []])
+    assert model.get_line("") == (["</s>"], [])
+    with pytest.raises(ValueError, match="one line at a time"):
+        model.get_line("a\nb")
+    cases = {"a\n\nb": ["a", "</s>", "</s>", "b"], "a\rb\vc\fd\x00e": ["a", "b", "c", "d", "e"],
+             "x\u00a0y": ["x\u00a0y"], "": [], "  ": [], "\n": ["</s>"], "a\n": ["a", "</s>"], "é b": ["é", "b"]}
+    assert {text: tokenize(text) for text in cases} == cases
+    fasttext = pytest.importorskip("fasttext")
+    assert {text: fasttext.tokenize(text) for text in cases} == cases
+
+
+def test_word_vectors_are_refused_in_one_line_and_the_model_is_not_quantized(files):
+    """fastText's methods of word vectors were AttributeErrors; they raise a textnb error saying a
+    naive Bayes model has none (no vector made up); ``is_quantized()`` is False."""
+    from textnb.core.errors import TextnbError
+    from textnb.fasttext import NoWordVectors
+
+    model = train_supervised(input=str(files / "train.txt"))
+    for call in (lambda: model.get_word_vector("free"), lambda: model.get_sentence_vector("free prize"),
+                 lambda: model.get_dimension()):
+        with pytest.raises(NoWordVectors, match="a naive Bayes model has no word vectors") as caught:
+            call()
+        assert isinstance(caught.value, TextnbError) and "\n" not in str(caught.value)
+    assert model.is_quantized() is False
+
+
+@pytest.mark.parametrize("train, valid", [("train.txt", "valid.txt"), ("mtrain.txt", "mvalid.txt")])
+def test_quantize_with_a_cutoff_keeps_the_most_informative_terms(files, tmp_path, train, valid):
+    """``quantize`` was an AttributeError. A naive Bayes model has no embeddings to quantize:
+    ``cutoff=0`` says so in one warning and leaves the model as it is; ``cutoff=N`` keeps the N
+    terms of largest information gain and drops the others, so the saved file is smaller and
+    reads back as the model (``textnb test`` of it counts as ``model.test``)."""
+    model = train_supervised(input=str(files / train))
+    before = model.estimator
+    with pytest.warns(UserWarning, match="no embeddings to quantize; the model is unchanged"):
+        model.quantize()
+    assert model.estimator is before
+    model.save_model(tmp_path / "full.tnb")
+    full = model.test(str(files / valid))
+    n_terms = len(before.vectorizer_.get_feature_names_out())
+    model.quantize(cutoff=300)
+    terms = model.estimator.vectorizer_.get_feature_names_out()
+    assert len(terms) == 300 and set(terms) <= set(before.vectorizer_.get_feature_names_out()) and n_terms > 300
+    assert set(model.words) <= set(terms) and model.get_words(include_freq=True)[1].sum() > 0  # (counts kept)
+    model.save_model(tmp_path / "q.tnb")
+    assert (tmp_path / "q.tnb").stat().st_size < (tmp_path / "full.tnb").stat().st_size / 3
+    shown = json.loads(_cli("test", tmp_path / "q.tnb", files / valid, "--json"))
+    n, p, r = model.test(str(files / valid))
+    assert (n, p, r) == (shown["n"], shown["precision"], shown["recall"]) == load_model(tmp_path / "q.tnb").test(
+        str(files / valid))
+    assert p >= full[1] - 0.02  # (SMS: 300 of the terms keep its accuracy)
+    model.quantize(cutoff=10**6)  # (more than it has: every term kept)
+    assert len(model.estimator.vectorizer_.get_feature_names_out()) == 300
+    with pytest.warns(UserWarning, match="dsub, qnorm set fastText.s product quantization"):
+        model.quantize(cutoff=100, dsub=4, qnorm=True)
+
+
+def test_quantize_refuses_a_model_it_cannot_cut_and_a_bad_cutoff(files):
+    from textnb import TextClassifier
+    from textnb.core.errors import ParameterError
+    from textnb.fasttext import FastTextModel
+    from textnb.meta.calibration import CalibratedNB
+    from textnb.naive_bayes import MultinomialNB
+
+    docs, labels = ["cheap pills offer", "meeting at noon today"] * 10, ["spam", "ham"] * 10
+    model = FastTextModel(TextClassifier(model=CalibratedNB(MultinomialNB(), cv=2)).fit(docs, labels))
+    with pytest.raises(ParameterError, match=r"quantize\(cutoff=2\) drops the terms of a count text model"):
+        model.quantize(cutoff=2)
+    for cutoff in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="cutoff must be"):
+            model.quantize(cutoff=cutoff)
+
+
 def test_test_of_a_file_without_a_labelled_line_is_fasttexts_zero_nan_nan(files, tmp_path):
     """fastText's ``model.test`` of a file with no labelled line (or an empty one) is ``(0, nan,
     nan)``; textnb's raised 'no line has a label' (``textnb test`` still says so)."""
