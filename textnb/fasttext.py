@@ -19,13 +19,17 @@ texts for a list); ``test``'s ``(N, precision, recall)``, counted as fastText's 
 given twice on a line counted twice); ``test_label``'s ``{label: {"precision", "recall",
 "f1score"}}``;
 ``labels`` / ``words`` (most frequent first, as fastText's dictionary, where the counts are
-known; ``words`` single words only, without fastText's ``</s>``: :meth:`FastTextModel.get_words`). What is not: the model is naive Bayes (the default text model,
+known; ``words`` single words only, without fastText's ``</s>``: :meth:`FastTextModel.get_words`);
+``get_word_id``, ``get_label_id``, ``get_line`` and :func:`tokenize`. What is not: the model is
+naive Bayes (the model ``textnb train FILE`` fits: the default text model,
 :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`; a file with several labels on
-a line gives :class:`~textnb.meta.multilabel.MultiLabelNB` over it, as ``textnb train``
-does), so fastText's embedding and SGD parameters (``lr``, ``dim``, ``epoch``, ...) have
-nothing to set: they are accepted, as fastText's names, and a warning names them once.
-``wordNgrams`` is the word n-gram order (:class:`~textnb.text.vectorizer.Vectorizer`'s
-``ngram_range=(1, wordNgrams)``), ``thread`` the worker count.
+a line gives :class:`~textnb.meta.multilabel.MultiLabelNB` over it; ``loss="ova"`` one model
+per label, ``MultiLabelNB(method="ovr")``), so fastText's embedding and SGD parameters
+(``lr``, ``dim``, ``epoch``, ...) have nothing to set: they are accepted, as fastText's names,
+and a warning names them once; it has no word vectors (:class:`NoWordVectors`) and nothing to
+quantize (``quantize(cutoff=N)`` keeps its N most informative terms). ``wordNgrams``, given,
+is the word n-gram order (:class:`~textnb.text.vectorizer.Vectorizer`'s ``ngram_range=(1,
+wordNgrams)``), ``thread`` the worker count.
 """
 
 import re
