@@ -19,30 +19,46 @@ texts for a list); ``test``'s ``(N, precision, recall)``, counted as fastText's 
 given twice on a line counted twice); ``test_label``'s ``{label: {"precision", "recall",
 "f1score"}}``;
 ``labels`` / ``words`` (most frequent first, as fastText's dictionary, where the counts are
-known; ``words`` single words only, without fastText's ``</s>``: :meth:`FastTextModel.get_words`). What is not: the model is naive Bayes (the default text model,
+known; ``words`` single words only, without fastText's ``</s>``: :meth:`FastTextModel.get_words`);
+``get_word_id``, ``get_label_id``, ``get_line`` and :func:`tokenize`. What is not: the model is
+naive Bayes (the model ``textnb train FILE`` fits: the default text model,
 :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`; a file with several labels on
-a line gives :class:`~textnb.meta.multilabel.MultiLabelNB` over it, as ``textnb train``
-does), so fastText's embedding and SGD parameters (``lr``, ``dim``, ``epoch``, ...) have
-nothing to set: they are accepted, as fastText's names, and a warning names them once.
-``wordNgrams`` is the word n-gram order (:class:`~textnb.text.vectorizer.Vectorizer`'s
-``ngram_range=(1, wordNgrams)``), ``thread`` the worker count.
+a line gives :class:`~textnb.meta.multilabel.MultiLabelNB` over it; ``loss="ova"`` one model
+per label, ``MultiLabelNB(method="ovr")``), so fastText's embedding and SGD parameters
+(``lr``, ``dim``, ``epoch``, ...) have nothing to set: they are accepted, as fastText's names,
+and a warning names them once; it has no word vectors (:class:`NoWordVectors`) and nothing to
+quantize (``quantize(cutoff=N)`` keeps its N most informative terms). ``wordNgrams``, given,
+is the word n-gram order (:class:`~textnb.text.vectorizer.Vectorizer`'s ``ngram_range=(1,
+wordNgrams)``), ``thread`` the worker count.
 """
 
+import re
 import warnings
 
 import numpy as np
 
+from textnb.core.errors import TextnbError
 from textnb.core.wrapping import text_vectorizer
 
-__all__ = ["FastTextModel", "load_model", "train_supervised"]
+__all__ = ["FastTextModel", "NoWordVectors", "load_model", "tokenize", "train_supervised"]
 
-#: fastText's training parameters that configure its embeddings and SGD: naive Bayes has none.
-_NO_MEANING = ("lr", "dim", "ws", "epoch", "minCount", "minCountLabel", "minn", "maxn", "neg", "loss", "bucket",
-               "lrUpdateRate", "t", "verbose", "pretrainedVectors", "seed", "autotuneValidationFile",
-               "autotuneMetric", "autotunePredictions", "autotuneDuration", "autotuneModelSize")
+#: fastText's training parameters that configure its embeddings and SGD: naive Bayes has none
+#: (``loss``: all but ``"ova"``, which :func:`train_supervised` maps to one model per label).
+_NO_MEANING = ("lr", "dim", "ws", "epoch", "neg", "loss", "bucket", "lrUpdateRate", "t", "verbose",
+               "pretrainedVectors", "seed", "autotuneValidationFile", "autotuneMetric", "autotunePredictions",
+               "autotuneDuration", "autotuneModelSize")
+#: fastText's parameters of its dictionary that textnb's vocabulary has no counterpart of, and why
+#: (each named in :func:`train_supervised`'s one warning).
+_NO_COUNTERPART = {
+    "minCount": "minCount keeps fastText's words seen at least minCount times in the file; textnb cannot cut its "
+                "vocabulary by a term's count (its min_df counts the documents a term is in)",
+    "minCountLabel": "minCountLabel drops fastText's rarer labels; textnb keeps every label of the file",
+    "minn": "minn, maxn set fastText's subword (character n-gram) vectors; a naive Bayes word model has none",
+}
+_NO_COUNTERPART["maxn"] = _NO_COUNTERPART["minn"]
 
 
-def train_supervised(input, *, label="__label__", wordNgrams=1, thread=None, **fasttext_params):
+def train_supervised(input, *, label="__label__", wordNgrams=None, thread=None, **fasttext_params):
     """Train on the labelled fastText file ``input``, as ``fasttext.train_supervised`` does.
 
     Parameters
@@ -51,13 +67,19 @@ def train_supervised(input, *, label="__label__", wordNgrams=1, thread=None, **f
         The training file.
     label : str, default="__label__"
         The label prefix (fastText's ``-label``).
-    wordNgrams : int, default=1
-        Word n-grams up to this order are features.
+    wordNgrams : int, default=None
+        Word n-grams up to this order are features (``Vectorizer(ngram_range=(1,
+        wordNgrams))``). None (not given): textnb's default text pipeline, the model ``textnb
+        train FILE`` fits (short texts: words and the word bigrams of two documents or more,
+        :func:`textnb.text.training.default_vectorizer`; else words).
     thread : int, default=None
         Worker threads (None: the default model's choice).
     **fasttext_params
-        fastText's other parameter names (see the module docstring): accepted and
-        named in one warning; any other name is a TypeError, as in fastText.
+        fastText's other parameter names (see the module docstring). ``loss="ova"`` (fastText's
+        one-vs-all loss: a probability of its own per label) trains one binary model per label,
+        :class:`~textnb.meta.multilabel.MultiLabelNB` ``(method="ovr")`` (``textnb train
+        --method ovr``); the others are accepted and named in one warning; any other name is a
+        TypeError, as in fastText.
 
     Returns
     -------
@@ -65,28 +87,34 @@ def train_supervised(input, *, label="__label__", wordNgrams=1, thread=None, **f
     """
     from textnb.io.fasttext import read_fasttext
 
-    unknown = sorted(set(fasttext_params) - set(_NO_MEANING))
+    unknown = sorted(set(fasttext_params) - set(_NO_MEANING) - set(_NO_COUNTERPART))
     if unknown:
         raise TypeError(f"train_supervised() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}")
-    if fasttext_params:
-        warnings.warn(f"textnb.fasttext: {', '.join(sorted(fasttext_params))} set fastText's embeddings and "
-                      f"SGD; a naive Bayes model has none, so they are ignored", UserWarning, stacklevel=2)
-    if isinstance(wordNgrams, bool) or not isinstance(wordNgrams, (int, np.integer)) or wordNgrams < 1:
+    ova = fasttext_params.get("loss") == "ova"
+    _warn_ignored([name for name in fasttext_params if not (name == "loss" and ova)])
+    if wordNgrams is not None and (isinstance(wordNgrams, bool) or not isinstance(wordNgrams, (int, np.integer))
+                                   or wordNgrams < 1):
         raise ValueError(f"wordNgrams must be an integer >= 1; got {wordNgrams!r}")
     corpus = read_fasttext(input, label_prefix=label)
     from textnb.text.vectorizer import Vectorizer
 
     from textnb.text.classifier import TextClassifier
 
-    vectorizer = Vectorizer(ngram_range=(1, int(wordNgrams)))
+    vectorizer = None if wordNgrams is None else Vectorizer(ngram_range=(1, int(wordNgrams)))
     documents = list(corpus.documents)
-    if corpus.multilabel:
+    if corpus.multilabel or ova:  # (ova: every label a model of its own, a single-label file's too)
         from textnb.meta.multilabel import MultiLabelNB
 
-        model = TextClassifier(vectorizer=vectorizer, model=MultiLabelNB(), n_jobs=thread)
+        model = TextClassifier(vectorizer=vectorizer, model=MultiLabelNB(method="ovr" if ova else "copy"),
+                               n_jobs=thread)
         model.fit(documents, [tuple(labs) for labs in corpus.labels])
     else:
-        model = TextClassifier(vectorizer=vectorizer, n_jobs=thread)
+        from textnb.naive_bayes.discriminative import DiscriminativeNB
+        from textnb.text.training import default_vectorizer
+
+        if vectorizer is None:  # the default pipeline's vectorizer, named as textnb train's model file names it
+            vectorizer = Vectorizer(**default_vectorizer(documents)[0])
+        model = TextClassifier(vectorizer=vectorizer, model=DiscriminativeNB(), n_jobs=thread)
         model.fit(documents, [labs[0] for labs in corpus.labels])
     from textnb.io.fasttext import store_label_prefix
 
@@ -94,6 +122,17 @@ def train_supervised(input, *, label="__label__", wordNgrams=1, thread=None, **f
     fitted = model.vectorizer_
     fitted.term_counts_ = np.asarray(fitted.transform(documents).sum(axis=0), dtype=np.float64).ravel()
     return FastTextModel(store_label_prefix(model, label), label_prefix=label)
+
+
+def _warn_ignored(names):
+    """One UserWarning naming fastText's parameters ``names`` that textnb ignores, and why."""
+    if not names:
+        return
+    sgd = sorted(n for n in names if n in _NO_MEANING)
+    reasons = [f"{', '.join(sgd)} set fastText's embeddings and SGD; a naive Bayes model has none"] if sgd else []
+    reasons += list(dict.fromkeys(_NO_COUNTERPART[n] for n in sorted(names) if n in _NO_COUNTERPART))
+    warnings.warn(f"textnb.fasttext: {'; '.join(reasons)}; so {'it is' if len(names) == 1 else 'they are'} "
+                  "ignored", UserWarning, stacklevel=3)
 
 
 def load_model(path, *, label=None):
@@ -109,6 +148,20 @@ def load_model(path, *, label=None):
         raise ModelFileError(f"{path}: a {type(estimator).__name__} model, not a text model; textnb.fasttext reads "
                              f"the models train_supervised and textnb train on text write (load it with textnb.load)")
     return FastTextModel(estimator, label_prefix=label)
+
+
+def _lean_scorer(estimator):
+    """The scorer ``textnb predict`` would read ``estimator``'s model file with
+    (:func:`textnb.text.scorer.tree_scorer`), made from the model in memory; None for a model
+    without one, or one no model file holds (a callable analyzer)."""
+    from textnb.core.errors import TextnbError
+    from textnb.core.model_io import model_tree
+    from textnb.text.scorer import text_model_root, tree_scorer
+
+    try:
+        return tree_scorer(text_model_root(model_tree(estimator)))
+    except (TextnbError, TypeError):  # (what save refuses; a shape the command line does not read)
+        return None
 
 
 def _takes_text(estimator):
@@ -170,6 +223,24 @@ class FastTextModel:
         self.estimator = estimator
         self.label_prefix = stored_label_prefix(estimator) if label_prefix is None else label_prefix
         self._counts = _label_counts(estimator)
+        self._lean = None  # (the estimator, what scores it, its labels, where a text is cut): _scoring
+        self._positions = {}  # {"words" / "labels": (estimator, label prefix, {item: position})}: _ids
+
+    def _scoring(self):
+        """``(scorer, labels, max_bytes)``: what :meth:`predict` scores a text with, the labels
+        of its columns and where a text is cut (where ``textnb predict --lines`` cuts a line).
+        The scorer is the one ``textnb predict`` reads the model's file with
+        (:func:`textnb.text.scorer.tree_scorer` of :func:`textnb.core.model_io.model_tree`:
+        one pass of tokenising and products, no input validation), the same floats as the
+        estimator's ``predict_proba`` and log-odds; the estimator itself for a model it does
+        not read. Made once, again when :attr:`estimator` is replaced."""
+        if self._lean is None or self._lean[0] is not self.estimator:
+            from textnb.io.corpus import model_max_bytes
+
+            estimator = self.estimator
+            self._lean = (estimator, _lean_scorer(estimator) or estimator, self._classes(),
+                          model_max_bytes(estimator))
+        return self._lean[1:]
 
     def _classes(self):
         from textnb.core.labels import label_names
@@ -247,17 +318,15 @@ class FastTextModel:
             if "\n" in t:
                 raise ValueError("predict processes one line at a time (remove '\\n')")
         from textnb.evaluation.topk import best_labels, check_k, check_threshold, proba_and_odds
-        from textnb.io.corpus import model_max_bytes
         from textnb.io.files import cut_text
 
         k = check_k(k)
         threshold = check_threshold(threshold)
-        classes = self._classes()
-        limit = model_max_bytes(self.estimator)  # (each text cut where textnb predict --lines cuts a line's)
-        texts = [cut_text(t, limit) for t in texts]
+        scorer, classes, limit = self._scoring()
+        texts = [cut_text(t, limit) for t in texts]  # (each text cut where textnb predict --lines cuts a line's)
         # the model's predict_proba and log-odds, ranked by the rule of textnb predict --top /
         # --threshold and of test: the labels and probabilities textnb predict prints
-        proba, odds = proba_and_odds(self.estimator, texts) if texts else (np.empty((0, len(classes))),) * 2
+        proba, odds = proba_and_odds(scorer, texts) if texts else (np.empty((0, len(classes))),) * 2
         labels, probas = [], []
         for p, ties in zip(np.asarray(proba, dtype=np.float64), np.asarray(odds, dtype=np.float64)):
             kept = best_labels(p, k, threshold, ties=ties)
@@ -267,14 +336,17 @@ class FastTextModel:
 
     def test(self, path, k=1, threshold=0.0):
         """``(N, precision at k, recall at k)`` on the labelled fastText file ``path``,
-        counted as fastText's ``test`` (and ``textnb test``) count them."""
-        r = self._test(path, k, threshold)
-        return r["n"], r["precision"], r["recall"]
-
-    def _test(self, path, k, threshold):
+        counted as fastText's ``test`` (and ``textnb test``) count them; a file with no
+        labelled line (or none at all) is ``(0, nan, nan)``, as fastText's (``textnb test``
+        says it has no label)."""
+        from textnb.core.errors import NoLabelledLine
         from textnb.evaluation.topk import fasttext_test
 
-        return fasttext_test(self.estimator, path, k=k, threshold=threshold, label_prefix=self.label_prefix)
+        try:
+            r = fasttext_test(self.estimator, path, k=k, threshold=threshold, label_prefix=self.label_prefix)
+        except NoLabelledLine:
+            return 0, float("nan"), float("nan")
+        return r["n"], r["precision"], r["recall"]
 
     def test_label(self, path, k=1, threshold=0.0):
         """Each label's precision, recall and F1 at ``k`` on the labelled fastText file
@@ -282,14 +354,151 @@ class FastTextModel:
         "recall": r, "f1score": f}}`` for every label of the model (with its prefix, in
         :meth:`get_labels` order), counted as :meth:`test` counts (a label given twice on
         a line is two labels to recall); NaN where a label was never predicted (precision)
-        or is never a true label (recall), as fastText's meter."""
+        or is never a true label (recall), as fastText's meter (every one of them NaN for a
+        file with no labelled line)."""
+        from textnb.core.errors import NoLabelledLine
         from textnb.evaluation.topk import fasttext_test_label
 
-        scores = fasttext_test_label(self.estimator, path, k=k, threshold=threshold, label_prefix=self.label_prefix)
-        return {label: scores[label[len(self.label_prefix):]] for label in self.get_labels()}
+        try:
+            scores = fasttext_test_label(self.estimator, path, k=k, threshold=threshold,
+                                         label_prefix=self.label_prefix)
+        except NoLabelledLine:
+            scores = dict.fromkeys(self._classes(), dict.fromkeys(("precision", "recall", "f1score"), float("nan")))
+        return {label: dict(scores[label[len(self.label_prefix):]]) for label in self.get_labels()}
+
+    def get_word_id(self, word):
+        """The position of ``word`` in :meth:`get_words` (fastText's word id), -1 when the model
+        has no such word, as fastText's. The words are the model's tokens as :meth:`get_words`
+        lists them (lower-cased: ``"what"``, not ``"What"``)."""
+        return self._ids("words", self.get_words).get(word, -1)
+
+    def get_label_id(self, label):
+        """The position of ``label`` (with its prefix) in :meth:`get_labels`, -1 when the model
+        has no such label, as fastText's."""
+        return self._ids("labels", self.get_labels).get(label, -1)
+
+    def _ids(self, name, listed):
+        """``{item: position}`` of ``listed()``, made once for the current estimator and prefix."""
+        cached = self._positions.get(name)
+        if cached is None or cached[0] is not self.estimator or cached[1] != self.label_prefix:
+            cached = self._positions[name] = (self.estimator, self.label_prefix,
+                                              {w: i for i, w in enumerate(listed())})
+        return cached[2]
+
+    def get_line(self, text, on_unicode_error="strict"):
+        """fastText's ``get_line``: ``(words, labels)`` of one line (a list of lines: lists of
+        each): its words as fastText reads them (:func:`tokenize`: split on white space,
+        as written), then fastText's end-of-line word ``</s>``; the words starting with the
+        label prefix are its labels, those of the model (fastText's dictionary leaves an
+        unknown label out of both). A text holding a newline is refused, as fastText refuses
+        it. ``on_unicode_error`` is fastText's, accepted (the texts are str already)."""
+        if isinstance(text, list):
+            lines = [self.get_line(t) for t in text]
+            return [w for w, _ in lines], [labs for _, labs in lines]
+        if not isinstance(text, str):
+            raise TypeError(f"get_line takes a str or a list of str; got {type(text).__name__}")
+        if "\n" in text:
+            raise ValueError("get_line processes one line at a time (remove '\\n')")
+        known = self._ids("labels", self.get_labels)
+        words, labels = [], []
+        for word in tokenize(text):
+            if not word.startswith(self.label_prefix):
+                words.append(word)
+            elif word in known:
+                labels.append(word)
+        return words + [END_OF_LINE], labels
+
+    def is_quantized(self):
+        """False: a naive Bayes model has no embeddings to product-quantize (:meth:`quantize`
+        with ``cutoff`` drops terms; the model it leaves is not quantized either)."""
+        return False
+
+    def quantize(self, input=None, qout=False, cutoff=0, retrain=False, epoch=None, lr=None, thread=None,
+                 verbose=None, dsub=2, qnorm=False):
+        """fastText's ``quantize`` shrinks a model by product-quantizing its embeddings, keeping
+        the ``cutoff`` words and n-grams of largest norm. A naive Bayes model has no embeddings
+        to quantize: with ``cutoff`` N > 0 it keeps the N terms (words and word n-grams) of
+        largest information gain (Yang & Pedersen's measure, ``textnb train --select ig``'s, of
+        the model's per-class counts: :func:`textnb.text.nodes.term_goodness`) and drops the
+        others (:func:`textnb.text.nodes.keep_terms`: the vocabulary and the count models'
+        arrays over the terms; a dropped term reads as a word the model does not know), so
+        :meth:`save_model` writes a smaller file (docs/fasttext.md measures its size and
+        accuracy); a ``cutoff`` at least the vocabulary's size keeps every term. ``cutoff=0``
+        (fastText's default): one warning that there is nothing to quantize, the model
+        unchanged. ``qout``, ``retrain``, ``epoch``, ``lr``, ``dsub``, ``qnorm`` set the
+        quantization and its retraining: given, they are named in one warning and ignored
+        (``input``, ``thread``, ``verbose``: nothing to read or run). A text model other than
+        a count model, or a MultiLabelNB of count models, is refused with a ParameterError."""
+        from textnb.core.errors import ParameterError
+
+        if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 0:
+            raise ValueError(f"cutoff must be an integer >= 0; got {cutoff!r}")
+        given = [name for name, value, default in (("qout", qout, False), ("retrain", retrain, False),
+                                                   ("epoch", epoch, None), ("lr", lr, None), ("dsub", dsub, 2),
+                                                   ("qnorm", qnorm, False)) if value != default]
+        if given:
+            warnings.warn(f"textnb.fasttext: quantize: {', '.join(given)} set fastText's product quantization and "
+                          "its retraining; a naive Bayes model has neither, so they are ignored", UserWarning,
+                          stacklevel=2)
+        if cutoff == 0:
+            warnings.warn("textnb.fasttext: quantize: a naive Bayes model has no embeddings to quantize; the model "
+                          "is unchanged (cutoff=N keeps its N most informative terms)", UserWarning, stacklevel=2)
+            return
+        from textnb.core.model_io import build, model_tree
+        from textnb.text.nodes import keep_terms, term_goodness
+
+        try:
+            root = model_tree(self.estimator)
+            goodness = term_goodness(root)
+            if cutoff >= len(goodness):
+                return
+            keep = np.sort(np.argsort(-goodness, kind="stable")[:int(cutoff)])  # (ties: the column order)
+            pruned = keep_terms(root, keep)
+        except (ValueError, TypeError) as exc:
+            raise ParameterError(f"quantize(cutoff={cutoff}) drops the terms of a count text model, not this model: "
+                                 f"{exc}") from None
+        self.estimator = build(pruned, "the quantized model")  # (checked as load checks a file)
 
     def save_model(self, path):
         """Write the model file (``textnb predict`` and ``textnb test`` read it)."""
         from textnb.core.model_io import save
 
         save(self.estimator, path)
+
+
+#: fastText's end-of-line word (``Dictionary::EOS``): what its tokenizer reads a newline as
+END_OF_LINE = "</s>"
+#: a newline, or a run of characters that are not fastText's word separators (ASCII space,
+#: newline, TAB, CR, VT, FF and NUL: ``Dictionary::readWord``)
+_FASTTEXT_WORD = re.compile("\n|[^ \n\r\t\v\f\0]+")
+
+
+def tokenize(text):
+    """fastText's ``fasttext.tokenize(text)``: the words of ``text`` as fastText reads them
+    (``Dictionary::readWord``), as written: split on ASCII white space (space, TAB, CR, VT,
+    FF) and NUL, each newline the word ``</s>``. (A model's features are its vectorizer's
+    tokens, lower-cased and cut by its token pattern: :meth:`FastTextModel.get_words`.)"""
+    if not isinstance(text, str):
+        raise TypeError(f"tokenize takes a str; got {type(text).__name__}")
+    return [END_OF_LINE if word == "\n" else word for word in _FASTTEXT_WORD.findall(text)]
+
+
+class NoWordVectors(TextnbError):
+    """A fastText method of word vectors (``get_word_vector``, ``get_dimension``, ...) asked of a
+    naive Bayes model, which has none."""
+
+
+def _no_word_vectors(name):
+    def method(self, *args, **kwargs):
+        raise NoWordVectors(f"{name}: a naive Bayes model has no word vectors (fastText's embeddings); a "
+                            f"textnb.fasttext model has labels, words and their probabilities")
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"fastText's ``{name}``: raises :class:`NoWordVectors` (a naive Bayes model has no word vectors)."
+    return method
+
+
+for _name in ("get_dimension", "get_word_vector", "get_sentence_vector", "get_input_vector", "get_input_matrix",
+              "get_output_matrix", "get_nearest_neighbors", "get_analogies"):
+    setattr(FastTextModel, _name, _no_word_vectors(_name))
+del _name

@@ -499,3 +499,45 @@ def test_inspect_says_the_label_prefix_a_model_reads_by(tmp_path, multilabel):
     assert "labels in fastText files: words starting with '#' (not '__label__')" in out
     code, out, _ = run("inspect", tmp_path / "p.tnb")
     assert "labels in fastText files" not in out
+def _fasttext_model_file(path):
+    """A file that starts as fastText's model files do (its int32 magic 793712314, then its
+    version 12), the rest junk; a real one when the ``fasttext`` package is installed."""
+    try:
+        import fasttext
+    except ImportError:
+        path.write_bytes((793712314).to_bytes(4, "little") + (12).to_bytes(4, "little") + bytes(200))
+        return path
+    train = path.with_suffix(".txt")
+    train.write_text("".join(f"__label__a cheap pills {i}\n__label__b lunch at noon {i}\n" for i in range(20)))
+    fasttext.train_supervised(input=str(train), epoch=1, thread=1, verbose=0).save_model(str(path))
+    return path
+
+
+def test_a_fasttext_model_file_is_said_to_be_one(files, tmp_path):
+    """``textnb test x.bin``, ``textnb predict x.bin`` and ``load_model('x.bin')`` of a model file
+    fastText wrote said 'not a textnb model file (truncated, or another format)'; they say it is
+    fastText's, and how to get a textnb model, in one line."""
+    from textnb.fasttext import load_model
+
+    path = _fasttext_model_file(tmp_path / "x.bin")
+    said = "x.bin: a fastText model file, not a textnb model; train a textnb model on its training file with " \
+           "textnb train FILE"
+    for argv in (["test", path, files / "test.txt"], ["predict", path, files / "test.txt"], ["inspect", path]):
+        code, out, err = run(*argv)
+        assert code == 1 and out == "" and err.count("\n") == 1 and said in err, err
+    with pytest.raises(Exception, match=re.escape(said)):
+        load_model(str(path))
+
+
+@pytest.mark.parametrize("k, hint", [("2", "(for the 2 best labels: --top 2)"), ("-1", "(for every label: --top -1)"),
+                                     ("1", "(for the best label: --top 1)"),
+                                     ("0.5", "(for the labels of probability 0.5 or more: --threshold 0.5)")])
+def test_predict_of_fasttexts_positional_k_says_which_option_it_is(files, models, k, hint, tmp_path, monkeypatch):
+    """fastText's ``predict MODEL FILE 2`` (K, then TH, as positional arguments): ``textnb predict``
+    read '2' as a PATH and said '2: no such file or folder'; the error now names the option."""
+    monkeypatch.chdir(tmp_path)  # (no file named 2 here)
+    for model in models:
+        code, out, err = run("predict", model, files / "test.txt", k)
+        assert code == 1 and out == "" and err == f"textnb: error: {k}: no such file or folder {hint}\n"
+    code, _, err = run("predict", models[0], files / "test.txt", "nothere")  # (any other missing PATH: as before)
+    assert code == 1 and err == "textnb: error: nothere: no such file or folder\n"

@@ -267,3 +267,203 @@ def test_get_words_of_a_model_without_words_is_empty():
         assert FastTextModel(TextClassifier(vectorizer=vectorizer).fit(docs, labels)).words == []
     words = FastTextModel(TextClassifier(vectorizer=Vectorizer(ngram_range=(1, 3))).fit(docs, labels)).words
     assert words == ["at", "cheap", "meeting", "noon", "offer", "pills", "today"]
+
+
+def _texts(path, n=None):
+    """The texts of a fastText file's lines (the label words left out, as fastText's predict reads a line)."""
+    lines = path.read_text(encoding="utf-8").splitlines()[:n]
+    return [" ".join(w for w in line.split() if not w.startswith("__label__")) for line in lines]
+
+
+@pytest.mark.parametrize("train, valid", [("train.txt", "valid.txt"), ("mtrain.txt", "mvalid.txt")])
+def test_predict_scores_in_one_pass_with_the_estimators_floats(files, train, valid):
+    """``predict`` of one text took 3.6 ms (fastText's 9 us): the estimator's ``predict_log_proba``,
+    ``predict_log_odds`` and ``predict_proba``, each validating its input. It now scores through the
+    scorer ``textnb predict`` reads the model's file with (one pass): the same labels and the same
+    floats, bit for bit, one text at a time and as a list."""
+    from textnb.evaluation.topk import best_labels, proba_and_odds
+
+    model = train_supervised(input=str(files / train))
+    assert type(model._scoring()[0]).__name__ in ("TextScorer", "MultiLabelScorer")
+    texts = _texts(files / valid, 200) + ["", "zzz unknown words"]
+    proba, odds = proba_and_odds(model.estimator, texts)  # (the estimator's three passes: what predict gave)
+    labels, probas = model.predict(texts, k=-1)
+    classes = model._classes()
+    for i, text in enumerate(texts):
+        kept = best_labels(proba[i], -1, 0.0, ties=odds[i])
+        assert labels[i] == [model.label_prefix + classes[j] for j in kept]
+        assert np.array_equal(probas[i], proba[i][kept])
+        one = model.predict(text, k=-1)
+        assert list(one[0]) == labels[i] and np.array_equal(one[1], probas[i])
+
+
+def test_predict_of_a_model_no_file_holds_scores_with_the_estimator():
+    """A model the scorer cannot be made of (a callable analyzer: no model file holds it) is scored
+    by the estimator, as before; a new estimator put in the model's place is the one scored."""
+    from textnb import TextClassifier, Vectorizer
+    from textnb.fasttext import FastTextModel
+
+    docs, labels = ["cheap pills offer", "meeting at noon today"] * 3, ["spam", "ham"] * 3
+    model = FastTextModel(TextClassifier(vectorizer=Vectorizer(analyzer=str.split)).fit(docs, labels))
+    assert model._scoring()[0] is model.estimator
+    assert model.predict("cheap pills")[0] == ("__label__spam",)
+    model.estimator = TextClassifier().fit(docs, ["ham", "spam"] * 3)
+    assert model.predict("cheap pills")[0] == ("__label__ham",)
+
+
+def test_loss_ova_trains_one_model_per_label_as_textnb_train_method_ovr(files, tmp_path):
+    """fastText's ``loss='ova'`` (one-vs-all: each label's probability its own; its tutorial's
+    recipe for several labels with ``predict(k=-1, threshold=0.5)``) was ignored with a warning:
+    the default multi-label model's probabilities sum to 1, so threshold 0.5 kept one label at
+    most. It trains ``MultiLabelNB(method="ovr")`` now, the model ``textnb train --method ovr``
+    fits, with no warning; another loss is still ignored with one."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = train_supervised(input=str(files / "mtrain.txt"), loss="ova")
+    assert model.estimator.model_.method == "ovr"
+    path = tmp_path / "ovr.tnb"
+    _cli("train", files / "mtrain.txt", "--method", "ovr", "-o", path)
+    for k, threshold in ((1, 0.0), (-1, 0.5)):
+        shown = json.loads(_cli("test", path, files / "mvalid.txt", k, threshold, "--json"))
+        assert model.test(str(files / "mvalid.txt"), k=k, threshold=threshold) == (
+            shown["n"], shown["precision"], shown["recall"])
+    # one model per label on a single-label file too: probabilities that need not sum to 1
+    single = train_supervised(input=str(files / "train.txt"), loss="ova")
+    assert single.estimator.model_.method == "ovr"
+    assert not np.isclose(single.predict("see you at noon", k=-1)[1].sum(), 1.0)
+    with pytest.warns(UserWarning, match="loss set fastText's embeddings and SGD"):
+        train_supervised(input=str(files / "train.txt"), loss="hs")
+
+
+def test_the_default_is_the_model_textnb_train_fits_and_word_ngrams_is_honoured(files, tmp_path):
+    """``train_supervised(input)`` fitted ``Vectorizer(ngram_range=(1, 1))`` (fastText's
+    ``wordNgrams=1``), not textnb's default pipeline (short texts: words and the bigrams of two
+    documents or more) that ``textnb train`` fits and docs/fasttext.md promised. Without
+    ``wordNgrams`` it is now that model, its file byte for byte ``textnb train``'s but for the
+    words' counts it keeps; a ``wordNgrams`` given is honoured."""
+    model = train_supervised(input=str(files / "train.txt"))
+    assert model.estimator.vectorizer_.get_params()["ngram_range"] == (1, 2)  # (SMS: short texts)
+    del model.estimator.vectorizer_.term_counts_
+    model.save_model(tmp_path / "lib.tnb")
+    _cli("train", files / "train.txt", "-o", tmp_path / "cli.tnb")
+    assert (tmp_path / "lib.tnb").read_bytes() == (tmp_path / "cli.tnb").read_bytes()
+    for n in (1, 2):
+        params = train_supervised(input=str(files / "train.txt"), wordNgrams=n).estimator.vectorizer_.get_params()
+        assert params["ngram_range"] == (1, n) and params["min_df"] == 1
+    with pytest.raises(ValueError, match="wordNgrams must be"):
+        train_supervised(input=str(files / "train.txt"), wordNgrams=0)
+
+
+def test_min_count_is_named_for_what_it_is(files):
+    """``minCount`` was said to 'set fastText's embeddings and SGD'; it cuts fastText's dictionary by
+    a word's count, which textnb's vocabulary cannot do (min_df counts documents): the warning says so."""
+    with pytest.warns(UserWarning) as caught:
+        train_supervised(input=str(files / "train.txt"), minCount=3, epoch=5)
+    (message,) = [str(w.message) for w in caught]
+    assert "epoch set fastText's embeddings and SGD" in message and "minCount" in message
+    assert "by a term's count" in message and "minCount set" not in message
+
+
+def test_ids_lines_and_tokenize_as_fasttexts(files):
+    """``get_word_id``, ``get_label_id``, ``get_line`` and ``textnb.fasttext.tokenize`` were
+    AttributeErrors; they answer as fastText's (the values below are the ``fasttext`` package's
+    0.9.2, and compared with it when it is installed)."""
+    from textnb.fasttext import tokenize
+
+    model = train_supervised(input=str(files / "train.txt"))
+    words, labels = model.get_words(), model.get_labels()
+    assert [model.get_word_id(w) for w in words[:50]] == list(range(50))
+    assert model.get_word_id("free") == words.index("free") and model.get_word_id("zzzunknown") == -1
+    assert model.get_word_id("FREE") == -1  # (the model's words are lower-cased tokens)
+    assert [model.get_label_id(lab) for lab in labels] == list(range(len(labels)))
+    assert model.get_label_id("spam") == -1 and model.get_label_id("__label__nope") == -1
+    assert model.get_line("hello __label__x world  foo\tbar") == (["hello", "world", "foo", "bar", "</s>"], [])
+    assert model.get_line("__label__spam Free __label__zz entry") == (["Free", "entry", "</s>"], ["__label__spam"])
+    assert model.get_line(["a __label__ham c", "d"]) == ([["a", "c", "</s>"], ["d", "</s>"]], [["__label__ham"], []])
+    assert model.get_line("") == (["</s>"], [])
+    with pytest.raises(ValueError, match="one line at a time"):
+        model.get_line("a\nb")
+    cases = {"a\n\nb": ["a", "</s>", "</s>", "b"], "a\rb\vc\fd\x00e": ["a", "b", "c", "d", "e"],
+             "x\u00a0y": ["x\u00a0y"], "": [], "  ": [], "\n": ["</s>"], "a\n": ["a", "</s>"], "é b": ["é", "b"]}
+    assert {text: tokenize(text) for text in cases} == cases
+    fasttext = pytest.importorskip("fasttext")
+    assert {text: fasttext.tokenize(text) for text in cases} == cases
+
+
+def test_word_vectors_are_refused_in_one_line_and_the_model_is_not_quantized(files):
+    """fastText's methods of word vectors were AttributeErrors; they raise a textnb error saying a
+    naive Bayes model has none (no vector made up); ``is_quantized()`` is False."""
+    from textnb.core.errors import TextnbError
+    from textnb.fasttext import NoWordVectors
+
+    model = train_supervised(input=str(files / "train.txt"))
+    for call in (lambda: model.get_word_vector("free"), lambda: model.get_sentence_vector("free prize"),
+                 lambda: model.get_dimension()):
+        with pytest.raises(NoWordVectors, match="a naive Bayes model has no word vectors") as caught:
+            call()
+        assert isinstance(caught.value, TextnbError) and "\n" not in str(caught.value)
+    assert model.is_quantized() is False
+
+
+@pytest.mark.parametrize("train, valid", [("train.txt", "valid.txt"), ("mtrain.txt", "mvalid.txt")])
+def test_quantize_with_a_cutoff_keeps_the_most_informative_terms(files, tmp_path, train, valid):
+    """``quantize`` was an AttributeError. A naive Bayes model has no embeddings to quantize:
+    ``cutoff=0`` says so in one warning and leaves the model as it is; ``cutoff=N`` keeps the N
+    terms of largest information gain and drops the others, so the saved file is smaller and
+    reads back as the model (``textnb test`` of it counts as ``model.test``)."""
+    model = train_supervised(input=str(files / train))
+    before = model.estimator
+    with pytest.warns(UserWarning, match="no embeddings to quantize; the model is unchanged"):
+        model.quantize()
+    assert model.estimator is before
+    model.save_model(tmp_path / "full.tnb")
+    full = model.test(str(files / valid))
+    n_terms = len(before.vectorizer_.get_feature_names_out())
+    model.quantize(cutoff=300)
+    terms = model.estimator.vectorizer_.get_feature_names_out()
+    assert len(terms) == 300 and set(terms) <= set(before.vectorizer_.get_feature_names_out()) and n_terms > 300
+    assert set(model.words) <= set(terms) and model.get_words(include_freq=True)[1].sum() > 0  # (counts kept)
+    model.save_model(tmp_path / "q.tnb")
+    assert (tmp_path / "q.tnb").stat().st_size < (tmp_path / "full.tnb").stat().st_size / 3
+    shown = json.loads(_cli("test", tmp_path / "q.tnb", files / valid, "--json"))
+    n, p, r = model.test(str(files / valid))
+    assert (n, p, r) == (shown["n"], shown["precision"], shown["recall"]) == load_model(tmp_path / "q.tnb").test(
+        str(files / valid))
+    assert p >= full[1] - 0.02  # (SMS: 300 of the terms keep its accuracy)
+    model.quantize(cutoff=10**6)  # (more than it has: every term kept)
+    assert len(model.estimator.vectorizer_.get_feature_names_out()) == 300
+    with pytest.warns(UserWarning, match="dsub, qnorm set fastText.s product quantization"):
+        model.quantize(cutoff=100, dsub=4, qnorm=True)
+
+
+def test_quantize_refuses_a_model_it_cannot_cut_and_a_bad_cutoff(files):
+    from textnb import TextClassifier
+    from textnb.core.errors import ParameterError
+    from textnb.fasttext import FastTextModel
+    from textnb.meta.calibration import CalibratedNB
+    from textnb.naive_bayes import MultinomialNB
+
+    docs, labels = ["cheap pills offer", "meeting at noon today"] * 10, ["spam", "ham"] * 10
+    model = FastTextModel(TextClassifier(model=CalibratedNB(MultinomialNB(), cv=2)).fit(docs, labels))
+    with pytest.raises(ParameterError, match=r"quantize\(cutoff=2\) drops the terms of a count text model"):
+        model.quantize(cutoff=2)
+    for cutoff in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="cutoff must be"):
+            model.quantize(cutoff=cutoff)
+
+
+def test_test_of_a_file_without_a_labelled_line_is_fasttexts_zero_nan_nan(files, tmp_path):
+    """fastText's ``model.test`` of a file with no labelled line (or an empty one) is ``(0, nan,
+    nan)``; textnb's raised 'no line has a label' (``textnb test`` still says so)."""
+    model = train_supervised(input=str(files / "train.txt"))
+    (tmp_path / "nolabel.txt").write_text("hello world\nfoo bar\n", encoding="utf-8")
+    (tmp_path / "empty.txt").write_text("", encoding="utf-8")
+    for name in ("nolabel.txt", "empty.txt"):
+        n, p, r = model.test(str(tmp_path / name))
+        assert n == 0 and np.isnan(p) and np.isnan(r)
+        scores = model.test_label(str(tmp_path / name))
+        assert list(scores) == model.get_labels() and all(np.isnan(v) for s in scores.values() for v in s.values())
+    with pytest.raises(ValueError, match="k must be"):  # (the arguments still checked first)
+        model.test(str(tmp_path / "empty.txt"), k=0)
+    with pytest.raises(Exception, match="no such file"):  # (a missing file is no empty one)
+        model.test(str(tmp_path / "missing.txt"))

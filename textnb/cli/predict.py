@@ -2,6 +2,8 @@
 saved model (a linear text model is scored from its arrays, without scikit-learn)."""
 
 import itertools
+import os
+import re
 from operator import itemgetter
 
 import numpy as np
@@ -17,7 +19,7 @@ from textnb.cli.predictions import Accuracy, format_proba, print_predictions, pr
 from textnb.evaluation.topk import label_names, proba_and_odds, scored_batches, threaded_scoring
 from textnb.cli.streams import label_list
 from textnb.cli.progress import Progress
-from textnb.core.errors import InputError, RowError, input_name
+from textnb.core.errors import InputError, RowError, input_name, missing_input
 from textnb.core.wrapping import reads_documents, table_attributes
 from textnb.io.corpus import input_file_count, stdin_stream
 from textnb.text.tokenize import decodes_documents
@@ -220,6 +222,7 @@ def _predict(args, out, err):
         raise InputError("--label-prefix applies to --lines and to fastText files given as PATH")
     # a linear text model predicts and explains from its arrays, a table model from its kernels
     model = load_for_prediction(args.model)
+    _refuse_fasttext_k(args.paths, args.rows)
     label_prefix = args.label_prefix  # (given; a text model's own is set below)
     text = reads_documents(model) or multilabel_model(model) is not None  # (a multi-label scorer's too)
     if args.label_prefix is None and (args.lines is not None or some_file(args.paths)) and text:
@@ -287,6 +290,29 @@ def _predict(args, out, err):
     finally:
         bar.close()
     return 1 if failed[0] else 0
+
+
+#: a PATH that reads as fastText's ``predict MODEL FILE K TH``: K (a count of labels, or -1), TH (a probability)
+_FASTTEXT_K = re.compile(r"-1|[1-9][0-9]*")
+_FASTTEXT_TH = re.compile(r"0?\.[0-9]+|1\.0*")
+
+
+def _refuse_fasttext_k(paths, rows):
+    """fastText's ``predict MODEL FILE K [TH]`` habit: a PATH that is not there and reads as K
+    (``2``, ``-1``) or TH (``0.5``) is said missing with the option it stands for
+    (``2: no such file or folder (for the 2 best labels: --top 2)``), before any other PATH is
+    read (it said ``2: no such file or folder`` alone)."""
+    for path in paths:
+        if path == "-" or os.path.lexists(path):
+            continue
+        if _FASTTEXT_K.fullmatch(path):
+            best = {"-1": "every label", "1": "the best label"}.get(path, f"the {path} best labels")
+            hint = f"for {best}: --top {path}"
+        elif _FASTTEXT_TH.fullmatch(path):
+            hint = f"for the labels of probability {path} or more: --threshold {path}"
+        else:
+            continue
+        raise InputError(f"{missing_input(path, 'file' if rows else 'file or folder')} ({hint})")
 
 
 def _refuse_unread(args, model, label_prefix):

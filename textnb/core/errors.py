@@ -7,7 +7,7 @@ The command line prints that line and exits with status 1; library users catch i
 
 import os
 
-__all__ = ["TextnbError", "InputError", "RowError", "NotATextCorpus", "ModelGivenAsData", "DataError", "EmptyVocabulary", "TooFewObjects",
+__all__ = ["TextnbError", "InputError", "RowError", "NotATextCorpus", "ModelGivenAsData", "NoLabelledLine", "DataError", "EmptyVocabulary", "TooFewObjects",
            "ParameterError", "SettingsDiffer", "SingleStringError", "StructureError",
            "refuse_single_string", "ModelFileError", "DataWarning", "InexactMergeWarning", "short_repr", "missing_reason",
            "missing_input", "check_input",
@@ -57,6 +57,13 @@ class ModelGivenAsData(InputError):
     def __init__(self, message, path):
         super().__init__(message)
         self.path = path
+
+
+class NoLabelledLine(InputError):
+    """A labelled fastText file read for training or testing that has no line with a label
+    (``PATH: no line has a label ...``), or no line at all (``PATH: empty file``):
+    :func:`textnb.io.fasttext.read_fasttext` with ``need_label``. fastText's ``model.test``
+    counts such a file as ``(0, nan, nan)``, as :meth:`textnb.fasttext.FastTextModel.test` does."""
 
 
 class DataError(InputError):

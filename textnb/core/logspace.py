@@ -12,7 +12,7 @@ prior out (complement).
 import numpy as np
 
 __all__ = ["expit", "log_odds", "log_proba_from_jll", "logsumexp", "logsumexp_max_apart", "no_evidence",
-           "prior_where_empty", "proba_from_jll"]
+           "prior_where_empty", "proba_from_jll", "proba_from_log_proba"]
 
 
 def logsumexp(a, axis=-1, keepdims=False):
@@ -90,7 +90,13 @@ def proba_from_jll(jll):
     likelihoods of ~1e10, say a Gaussian of tiny variance far from its mean, the
     subtraction alone leaves relative errors of ~1e-7). Every ``predict_proba`` of the
     package uses it."""
-    proba = np.exp(log_proba_from_jll(jll))
+    return proba_from_log_proba(log_proba_from_jll(jll))
+
+
+def proba_from_log_proba(logp):
+    """:func:`proba_from_jll` of joint log likelihoods whose :func:`log_proba_from_jll` is
+    ``logp`` (computed already): ``exp``, each row renormalised to sum to 1; the same floats."""
+    proba = np.exp(logp)
     total = proba.sum(axis=1, keepdims=True)
     return np.divide(proba, total, out=proba, where=total > 0)
 

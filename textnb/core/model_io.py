@@ -85,10 +85,13 @@ from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.regular import NotRegularFile, open_regular
 from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "looks_like_model", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "looks_like_model", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
+#: The first 4 bytes of a fastText model file (``.bin``, ``.ftz``): its int32 magic number
+#: 793712314, little-endian (fastText's ``FASTTEXT_FILEFORMAT_MAGIC_INT32``)
+FASTTEXT_MAGIC = (793712314).to_bytes(4, "little")
 #: The newest format version this textnb reads. A file is written as version 1 unless it
 #: uses an encoding of a later version (2: arrays stored by their non-zero entries,
 #: ``{"$nonzero": ...}``), so a model that does not need one reads in older textnb too.
@@ -855,6 +858,18 @@ def read_nodes(path, *, max_bytes=MAX_MODEL_BYTES):
     return _read(path, max_bytes, build=False)
 
 
+def model_tree(model):
+    """The :class:`ModelNode` tree of the fitted estimator ``model`` that :func:`save` would
+    write and :func:`read_nodes` read back, made in memory (no file, no checksum; the arrays
+    the model's own where :func:`save` stores them whole): what the readers of model trees
+    (:func:`textnb.text.scorer.tree_scorer`) take, for a model that was never saved.
+    Raises what :func:`save` raises for a model it cannot store (a callable parameter:
+    :class:`~textnb.core.errors.ParameterError`; another object: TypeError)."""
+    packer = _Packer()
+    head = json.loads(json.dumps(packer.node(model)))  # (the header as a file's: JSON's types)
+    return _Unpacker(packer.arrays).node(head)
+
+
 def _read(path, max_bytes, build, root=None, parse=None):
     path = os.fspath(path)
     try:
@@ -959,6 +974,10 @@ def _load(path, max_bytes):
     f, file_size = _open_regular(path)
     with f:
         if not zipfile.is_zipfile(f):
+            f.seek(0)
+            if f.read(4) == FASTTEXT_MAGIC:
+                raise ModelFileError("a fastText model file, not a textnb model; train a textnb model on its training "
+                                     "file with textnb train FILE (or textnb.fasttext.train_supervised)")
             raise ModelFileError("not a textnb model file (truncated, or another format)")
         f.seek(0)
         with zipfile.ZipFile(f) as z:

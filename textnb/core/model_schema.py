@@ -54,7 +54,7 @@ except ImportError:  # pragma: no cover - Python 3.10
 __all__ = ["is_fitted", 
     "Any", "Array", "Attributes", "Bool", "Choice", "Classes", "Counts", "CSR", "DictOf", "Exactly", "Float", "Int", "Jobs",
     "ListOf", "MayBeAbsent", "Model", "NgramRange", "OneOf", "Optional", "Pattern", "Reals", "Str", "TupleOf",
-    "When", "check_csr", "check_declared", "check_node", "check_params", "check_same_settings", "declare",
+    "When", "check_csr", "check_declared", "check_node", "check_params", "check_same_settings", "declare", "dimension_axes",
     "same_setting", "schema_of",
     "pattern_problem", "MAX_NGRAM", "MAX_PATTERN_DEGREE", "MAX_PATTERN_LENGTH", "MAX_COUNT", "MAX_DIM", "MAX_ALPHA",
 ]
@@ -695,6 +695,18 @@ class _Absent(Spec):
 def MayBeAbsent(spec):
     """A state field that older files (or some configurations) do not have."""
     return _Absent(spec)
+
+
+def dimension_axes(schema, dim):
+    """``{field: axis}``: the array fields of the state ``schema`` that have the dimension
+    ``dim`` (``"n_features"``), those that may be absent included, and the axis it is: where a
+    model's arrays are taken at a subset of that dimension (:func:`textnb.text.nodes.keep_terms`)."""
+    axes = {}
+    for name, spec in schema.items():
+        spec = spec.spec if isinstance(spec, _Absent) else spec
+        if isinstance(spec, Array) and spec.shape and dim in spec.shape:
+            axes[name] = spec.shape.index(dim)
+    return axes
 
 
 _DECLARED = {}

@@ -30,7 +30,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from textnb.core.errors import STDIN_NAME, InputError, counted, empty_input
+from textnb.core.errors import STDIN_NAME, InputError, NoLabelledLine, counted, empty_input
 from textnb.core.wrapping import keep_in_vectorizer, kept_in_vectorizer
 from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, binary_refusal, check_unchanged, decode_bytes, is_binary
 from textnb.io.files import DEFAULT_LABEL_PREFIX, cut_text, file_identity, open_regular_binary, read_regular_file
@@ -265,8 +265,8 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
         Bytes of a line's text kept (UTF-8; its labels are read from the whole line as
         read; the text is cut as a long document file is, :func:`textnb.io.files.cut_text`).
     need_label : bool, default=True
-        True (training, testing): lines without a label are skipped; raise InputError
-        when no line has one. False (prediction): every non-blank line is a document,
+        True (training, testing): lines without a label are skipped; raise
+        :class:`~textnb.core.errors.NoLabelledLine` when no line has one (or there is none). False (prediction): every non-blank line is a document,
         ``labels`` an empty tuple where it has none.
     stream : bool, default=False
         The documents a :class:`LineTexts`, read from the file again each time they are
@@ -299,8 +299,8 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
         lines.append(n)
     if not labels:
         if need_label and unlabeled:
-            raise InputError(f"{path}: no line has a label (words starting with {label_prefix!r})")
-        raise InputError(empty_input(path))  # (no line that is not blank)
+            raise NoLabelledLine(f"{path}: no line has a label (words starting with {label_prefix!r})")
+        raise (NoLabelledLine if need_label else InputError)(empty_input(path))  # (no line that is not blank)
     if identity is not None:
         documents = LineTexts(path, len(labels), label_prefix=label_prefix, max_bytes=max_bytes,
                               need_label=need_label, identity=identity)

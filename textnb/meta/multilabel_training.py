@@ -33,7 +33,7 @@ from textnb.core.model_io import ModelNode
 from textnb.core.stats import seen_columns
 from textnb.naive_bayes.kernels import DISCRIMINATIVE, KERNELS
 from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, _finite, check_rank, copies, copy_out_of_fold, copy_scores, decide,
-                                   decision, document_folds, kfold, label_indicator, label_support, naming_the_label, test_report)
+                                   decision, document_folds, kfold, label_indicator, label_probabilities, label_support, naming_the_label, test_report)
 from textnb.text.ascii_tokens import TermKeys
 from textnb.text.defaults import VECTORIZER_DEFAULTS
 from textnb.text.scorer import scorer_from_node
@@ -468,6 +468,7 @@ class MultiLabelScorer:
         self.max_bytes = max_bytes
         self.classes_ = fitted.classes_
         self.vec_params = vec_params
+        self.analyzer = analyzer_from_params(vec_params)  # (made once: its token pattern compiled once)
         self.term_keys = term_keys
         self.steps = [("model", self)]  # (what textnb.cli.options.multilabel_model looks at)
         self.strategy_ = fitted.strategy_  # (the estimator's name: textnb.cli.predict looks at it)
@@ -482,11 +483,20 @@ class MultiLabelScorer:
             from textnb.io.files import cut_text
 
             texts = [cut_text(t, self.max_bytes) if isinstance(t, str) else t[:self.max_bytes] for t in texts]
-        X = count_batch(texts, analyzer_from_params(self.vec_params), self.term_keys, grow=False)
+        X = count_batch(texts, self.analyzer, self.term_keys, grow=False)
         X = finish_counts(X, binary=self.vec_params["binary"], dtype=self.vec_params["dtype"]).astype(np.float64)
         X.sort_indices()
         nodes = self.fitted.estimator_ if self.fitted.method == "copy" else self.fitted.estimators_
         return _scores(nodes, self.fitted.constant_, self.fitted.method, X, self.fitted.scorers)
+
+    def proba_and_odds(self, texts):
+        """``(P(label | d), log-odds)`` of the documents ``texts``: each label's own
+        probability (:func:`~textnb.meta.labelsets.label_probabilities`) and its log-odds
+        (:meth:`document_log_odds`), in one pass: the floats the loaded Pipeline's
+        ``predict_proba`` and ``predict_log_odds`` give, what every ranking of labels reads
+        (:func:`textnb.evaluation.topk.proba_and_odds`)."""
+        S = self.document_log_odds(texts)
+        return label_probabilities(S), S
 
     def decision_from_log_odds(self, S):
         """:meth:`MultiLabelNB.decision_from_log_odds

@@ -17,13 +17,15 @@ import numpy as np
 
 from textnb.core.errors import ModelFileError, SettingsDiffer
 from textnb.core.model_io import ModelNode, save
-from textnb.core.model_schema import check_declared, check_same_settings
+from textnb.core.model_schema import check_declared, check_same_settings, dimension_axes
 from textnb.core.wrapping import checked_merge
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
-from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, encode_terms
+from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, decode_terms, encode_terms
+from textnb.text.wrappers import term_scores
 
-__all__ = ["CountTextModel", "adjusted_text_model", "merge_count_models", "merged_label_prefix", "merged_term_counts", "wrapped_text_model"]
+__all__ = ["CountTextModel", "adjusted_text_model", "keep_terms", "merge_count_models", "merged_label_prefix", "merged_term_counts",
+           "term_goodness", "wrapped_text_model"]
 
 
 def merge_count_models(first, second):
@@ -86,6 +88,94 @@ def merged_term_counts(terms, first, second):
         np.add.at(out, np.fromiter((index[t] for t in part), dtype=np.int64, count=len(part)),
                   np.asarray(counts, dtype=np.float64))
     return out
+
+
+def _text_parts(root):
+    """``(vectorizer node, model node, rebuild)`` of a text model tree: a TextClassifier, or
+    the multi-label Pipeline of a Vectorizer and a MultiLabelNB (``textnb train``'s);
+    ``rebuild(vectorizer, model)`` the tree of the same shape with those parts. ValueError for
+    another tree."""
+    if isinstance(root, ModelNode) and root.kind == "TextClassifier":
+        return (root.state.get("vectorizer_"), root.state.get("model_"),
+                lambda v, m: ModelNode(root.kind, root.params, {**root.state, "vectorizer_": v, "model_": m}))
+    steps = root.params.get("steps") if isinstance(root, ModelNode) and root.kind == "Pipeline" else None
+    if isinstance(steps, list) and len(steps) == 2 and all(isinstance(s, tuple) and len(s) == 2 for s in steps):
+        (vname, vec), (mname, model) = steps
+        return vec, model, lambda v, m: ModelNode(root.kind, {**root.params, "steps": [(vname, v), (mname, m)]},
+                                                  root.state)
+    raise ValueError(f"not a text model of a count model: a {getattr(root, 'kind', type(root).__name__)}")
+
+
+def _count_models(node):
+    """The count-model nodes a text model's model node scores with: itself (a count model of
+    :data:`~textnb.naive_bayes.kernels.KERNELS`), or a MultiLabelNB's (its copy model, or its
+    model per label; None for a constant label). ValueError for another model."""
+    if isinstance(node, ModelNode) and node.kind in KERNELS:
+        return [node]
+    if isinstance(node, ModelNode) and node.kind == "MultiLabelNB":
+        inner = node.state.get("estimators_") or [node.state.get("estimator_")]
+        models = [m for m in inner if m is not None]
+        if all(isinstance(m, ModelNode) and m.kind in KERNELS for m in models):
+            return models
+    kind = getattr(node, "kind", type(node).__name__)
+    raise ValueError(f"a {kind} model: not a count model ({', '.join(sorted(KERNELS))}) or a MultiLabelNB of them")
+
+
+def term_goodness(root, score="ig"):
+    """Each vocabulary term's goodness in the text model ``root`` (:func:`keep_terms`' models):
+    :func:`textnb.text.wrappers.term_scores` (``"ig"``: information gain, Yang & Pedersen's
+    measure that ``--select ig`` ranks by) of the count model's per-class counts of the term
+    taken as the documents of the class that hold it (each at most the class's documents: the
+    2x2 tables of the measure; short texts seldom hold a term twice), the largest over the
+    count models of a multi-label model (its copy model, or its model per label). ValueError
+    for a model :func:`keep_terms` does not take."""
+    vec, model, _ = _text_parts(root)
+    goodness = np.zeros(len(decode_terms(vec.state)))
+    for node in _count_models(model):
+        documents = np.asarray(node.state.get("class_documents_", node.state["class_count_"]), dtype=np.float64)
+        counts = np.minimum(np.asarray(node.state["feature_count_"], dtype=np.float64), documents[:, None])
+        np.maximum(goodness, term_scores(counts, documents, score), out=goodness)
+    return goodness
+
+
+def keep_terms(root, columns):
+    """The text model tree ``root`` (a TextClassifier of a count model or of a MultiLabelNB of
+    count models; the multi-label Pipeline ``textnb train`` writes) restricted to the vocabulary
+    ``columns`` (increasing): the vocabulary and its training counts taken at them, and so each
+    count model's arrays over the terms (those of dimension ``n_features`` in its kernel's state
+    schema). A term left out is then one the model does not know; the count models re-estimate
+    their weights from the counts kept (a multinomial or complement model normalises over the
+    kept terms only). ValueError for another model, or a vectorizer of a fixed ``vocabulary``."""
+    vec, model, rebuild = _text_parts(root)
+    columns = np.asarray(columns, dtype=np.int64)
+    if not (isinstance(vec, ModelNode) and vec.kind == "Vectorizer") or vec.params.get("vocabulary") is not None:
+        raise ValueError("not a Vectorizer that learned its vocabulary")
+    terms = decode_terms(vec.state)
+    state = {k: v for k, v in vec.state.items() if k not in ("terms", "terms_utf8", "terms_offsets")}
+    if state.get("term_counts") is not None:
+        state["term_counts"] = np.asarray(state["term_counts"])[columns]
+    state.update(encode_terms([terms[j] for j in columns]))
+    return rebuild(ModelNode(vec.kind, vec.params, state), _model_kept(model, columns))
+
+
+def _model_kept(node, columns):
+    """:func:`keep_terms` of a model node: a count model's arrays over the terms taken at
+    ``columns``, a MultiLabelNB's models likewise."""
+    _count_models(node)  # (ValueError for another model)
+    if node.kind == "MultiLabelNB":
+        state = {**node.state, "n_features_in_": len(columns)}
+        for name in ("estimator_", "estimators_"):
+            inner = node.state.get(name)
+            if isinstance(inner, list):
+                state[name] = [m if m is None else _model_kept(m, columns) for m in inner]
+            elif inner is not None:
+                state[name] = _model_kept(inner, columns)
+        return ModelNode(node.kind, node.params, state)
+    axes = dimension_axes(KERNELS[node.kind].state_schema, "n_features")
+    state = {name: np.take(value, columns, axis=axes[name]) if name in axes and value is not None else value
+             for name, value in node.state.items()}
+    state["n_features_in_"] = len(columns)
+    return ModelNode(node.kind, node.params, state)
 
 
 def pruning_of(vectorizer_params):

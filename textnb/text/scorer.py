@@ -40,7 +40,7 @@ import numpy as np
 from textnb.core.csr import CSR
 from textnb.core.dfe import doc_features
 from textnb.core.errors import InputError, ModelFileError, refuse_single_string
-from textnb.core.logspace import log_odds, log_proba_from_jll, prior_where_empty, proba_from_jll
+from textnb.core.logspace import log_odds, log_proba_from_jll, prior_where_empty, proba_from_jll, proba_from_log_proba
 from textnb.core.model_io import ModelNode, build, read_nodes
 from textnb.core.model_schema import check_declared
 from textnb.core.registry import SCORER_MODULES
@@ -55,7 +55,8 @@ from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_
                                   WEIGHTING_STATE, calibrated_log_proba, support_mask, term_scores, weigh_cells)
 
 __all__ = ["CountScorer", "DocumentCounts", "TextScorer", "document_model", "load_for_prediction", "reads_mail",
-           "known_template", "scored_count_model", "scorer_from_file", "scorer_from_node", "scorer_from_tree", "text_model_root"]
+           "known_template", "scored_count_model", "scorer_from_file", "scorer_from_node", "scorer_from_tree", "text_model_root",
+           "tree_scorer"]
 
 #: Fewer documents than this are looked up in a dict (building TermKeys costs more).
 _FEW_DOCUMENTS = 64
@@ -261,7 +262,7 @@ class TextScorer(DocumentCounts):
         odds = self._odds(jll, logp)
         if self.calibration is not None:
             return np.exp(self.calibration(odds)), odds
-        return proba_from_jll(jll), odds
+        return proba_from_log_proba(logp), odds  # (proba_from_jll(jll), log P computed once)
 
     def _odds(self, jll, logp):
         # a bare count model's log-odds come from its joint log-likelihood; a wrapper's
@@ -730,7 +731,7 @@ def prediction_model(root, path):
     readers' shape, :func:`text_model_root`): every check a prediction makes of it, so that
     ``textnb inspect`` describes no file that ``predict`` refuses (found by a user trial: a
     text model file whose classes were emptied was described as a healthy model)."""
-    scorer = _scorer(root) or _model_scorer(root)
+    scorer = tree_scorer(root)
     if scorer is None:
         return build(root, path, kernel=True)
     if root.kind == "TextClassifier" and "input_" in root.state:  # a spamfilter model: it reads messages
@@ -740,6 +741,16 @@ def prediction_model(root, path):
 
     scorer.label_prefix = stored_label_prefix(root)
     return scorer
+
+
+def tree_scorer(root):
+    """The scorer of a model tree in its readers' shape (:func:`text_model_root`): the
+    :class:`TextScorer` of a linear text model, or the scorer its model's module provides
+    (:data:`textnb.core.registry.SCORER_MODULES`: lazy rules, a multi-label model); None
+    for any other tree. What :func:`load_for_prediction` reads a file with, and
+    :class:`textnb.fasttext.FastTextModel` a fitted model with
+    (:func:`textnb.core.model_io.model_tree`)."""
+    return _scorer(root) or _model_scorer(root)
 
 
 def _model_scorer(root):
