@@ -84,7 +84,7 @@ def run(args, out, err):
     _preload(args, opts, inputs)
     start = time.perf_counter()  # `seconds`: read, fit, write (imports done above)
     # training reads the training part only, a TSV/CSV corpus's documents streamed from the file
-    kind, data = read_path(args, inputs, test=False, stream=True)
+    kind, data = read_path(args, inputs, err, test=False, stream=True)
     if kind != "multilabel":
         from textnb.cli.multilabel import refuse_unused
 

@@ -38,6 +38,7 @@ import io
 import itertools
 import os
 import re
+import stat
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -73,6 +74,7 @@ __all__ = [
     "row_width_error",
     "documents_in_several_classes",
     "iter_rows",
+    "read_progress",
     "read_rows",
     "is_binary",
     "wide_encoding",
@@ -477,7 +479,7 @@ class Corpus:
 
 
 def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, test=True,
-                stream=False, header_table=True, data=None, header=True):
+                stream=False, header_table=True, data=None, header=True, progress=None):
     """List a corpus at ``path`` (folder, split folder, TSV or CSV file).
 
     Returns a :class:`Corpus`; for a split folder its ``test`` attribute holds the
@@ -498,7 +500,9 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     :func:`read_piped`; ``path`` then only names it). ``header`` False (``--no-header``): a
     TSV/CSV file has no header row, its first row a document: a text corpus only as
     headerless ``label<TAB>text`` (no column named, no first row taken for a header), else
-    :class:`~textnb.core.errors.NotATextCorpus` (a table's).
+    :class:`~textnb.core.errors.NotATextCorpus` (a table's). ``progress(done, total)``: the
+    bytes of a TSV/CSV or JSON Lines file read, of its size, as they are read (the pass that
+    reads its labels: seconds for a file of hundreds of megabytes; :func:`iter_rows`).
     """
     path = os.fspath(path)
     if data is None:  # (data given: ``path`` only names it, ``-`` say)
@@ -516,7 +520,7 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
             return train
         return _open_folder(path)
     return _open_table(path, label_column=label_column, text_column=text_column, max_bytes=max_bytes, stream=stream,
-                       header_table=header_table, data=data, header=header)
+                       header_table=header_table, data=data, header=header, progress=progress)
 
 
 def _warn_split_leftovers(path, names, test_dir):
@@ -877,10 +881,10 @@ def _read_stream(path, limit=None, *, binary_what=None):
         raise InputError(f"{input_name(path)}: cannot read ({exc.strerror or exc})") from None
 
 def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, stream=False,
-                header_table=True, data=None, header=True):
+                header_table=True, data=None, header=True, progress=None):
     """The :class:`Corpus` of a TSV/CSV file, read by :func:`iter_rows` (line by line: each
     line decoded as a document is); ``stream``: its documents a :class:`RowTexts`;
-    ``header_table``, ``data``, ``header``: as :func:`open_corpus`'s."""
+    ``header_table``, ``data``, ``header``, ``progress``: as :func:`open_corpus`'s."""
     how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes,
            "header_table": header_table, "header": header}
     # a regular file over STREAM_ROWS_BYTES is read again for its texts; a smaller one, and a
@@ -889,7 +893,7 @@ def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
         and os.path.getsize(path) > STREAM_ROWS_BYTES else None
     documents, labels = [], []
     rows = io.BytesIO(data) if data is not None else None
-    for docs, labs in iter_rows(path, stream=rows, need_label=True, size=_STREAM_ROWS, **how):
+    for docs, labs in iter_rows(path, stream=rows, need_label=True, size=_STREAM_ROWS, progress=progress, **how):
         labels.extend(labs)
         if identity is None:
             documents.extend(docs)
@@ -1357,7 +1361,7 @@ def _utf8_start(data):
 
 
 def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, size=1000,
-              need_label=False, header_table=True, header=True, label_sets=False):
+              need_label=False, header_table=True, header=True, label_sets=False, progress=None):
     """:func:`read_rows` as it reads: ``(documents, labels)`` in lists of at most ``size``
     rows, the file (or the binary ``stream``, e.g. standard input; ``path`` then only
     names it) read as they are needed, so memory holds one list whatever the input's
@@ -1366,11 +1370,24 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
     it; a field may be of any length. Errors as :func:`read_rows`'s. ``need_label``: the
     rules of a training corpus (:func:`open_corpus`: every row labelled); ``header_table``,
     ``header``: as :func:`open_corpus`'s; ``label_sets``: a multi-label JSON Lines corpus,
-    each row's labels a tuple (:func:`textnb.io.jsonlines.label_set`)."""
+    each row's labels a tuple (:func:`textnb.io.jsonlines.label_set`). ``progress(done,
+    total)``: called with the bytes read and the input's size before each list is given,
+    when its size is known (a file, bytes in memory; not a pipe): the number of rows is
+    known only at the end."""
     path = os.fspath(path)
     close = stream is None
     if stream is None:
         stream = open_input(path)
+    if progress is not None:
+        chunks = iter_rows(path, stream=stream, label_column=label_column, text_column=text_column,
+                           max_bytes=max_bytes, size=size, need_label=need_label, header_table=header_table,
+                           header=header, label_sets=label_sets)
+        try:
+            yield from read_progress(chunks, stream, progress)
+        finally:
+            if close:
+                stream.close()
+        return
     old = csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
     try:
         first = stream.read(_SNIFF)
@@ -1406,6 +1423,23 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         csv.field_size_limit(old)
         if close:
             stream.close()
+
+
+def read_progress(chunks, stream, progress):
+    """The items of ``chunks``, read from ``stream``, each after ``progress(bytes read,
+    size)`` (the position of ``stream``: its read-ahead counted) when the size of ``stream``
+    is known: a regular file's, or bytes in memory. A pipe's is not: no call. The progress of
+    a file whose number of rows or lines is unknown until its end (:func:`iter_rows`,
+    :func:`textnb.io.sources.line_chunks`)."""
+    try:
+        info = os.fstat(stream.fileno())
+        size = info.st_size if stat.S_ISREG(info.st_mode) else None
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        size = stream.getbuffer().nbytes if isinstance(stream, io.BytesIO) else None
+    for chunk in chunks:
+        if size is not None:
+            progress(min(stream.tell(), size), size)
+        yield chunk
 
 
 def documents_in_several_classes(corpus, limit=1000):
