@@ -113,6 +113,7 @@ def _predict_multilabel(args, model, out, err):
         proba = label_probabilities(lo)  # (MultiLabelNB.predict_proba's floats)
         if ranked(args):  # --top K / --threshold P: ranked with their probabilities, as for one label
             print_ranked(sources, names, proba, lo, args, out)
+            out.flush()
             return
         assigned = assigned_labels(lo, ml.decision_from_log_odds(lo))  # most probable first
         for src, row_lo, row_p, chosen in zip(sources, lo, proba, assigned):
@@ -127,6 +128,7 @@ def _predict_multilabel(args, model, out, err):
                 if args.proba:
                     cols.append(format_proba([cell(c) for c in names], row_p))
                 print("\t".join(cols), file=out)
+        out.flush()  # (a batch handed over as its input stalls: answered at once)
 
     if args.lines is not None:
         if args.paths:

@@ -46,7 +46,7 @@ from pathlib import Path
 
 from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenAsData, NotATextCorpus, RowError, check_input,
                                  counted, empty_input, input_name, missing_input, missing_reason, short_repr)
-from textnb.io.files import (BOM, DEFAULT_LABEL_PREFIX, MAILDIR_PARTS, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
+from textnb.io.files import (BOM, DEFAULT_LABEL_PREFIX, MAILDIR_PARTS, PipeReader, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
                              is_maildir, is_named_pipe, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device)
 from textnb.io.jsonlines import (JSON_LINES_EXTENSIONS, check_json_cells, is_json_lines, is_listed, json_fields,
                                 json_rows, label_set, line_cap)
@@ -1071,7 +1071,7 @@ def _row_layout(path, head, delimiter, label_column, text_column, need_label, he
 
 
 def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label=True, size=None,
-                  header_table=True, header=True, label_sets=False):
+                  header_table=True, header=True, label_sets=False, ready=None):
     """``(documents, labels)`` of the rows of a TSV/CSV corpus (``(line, row)`` pairs of
     :func:`checked_rows`), in lists of at most ``size`` documents (None: one list);
     ``labels`` None when the file has no label column. The layout is decided on the
@@ -1085,7 +1085,9 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
     (:func:`textnb.io.jsonlines.json_rows`), whose first row is always its fields' names and
     whose label and text cells are checked to be strings or numbers; ``label_sets``: its
     labels are each row's label set (:func:`textnb.io.jsonlines.label_set`), a multi-label
-    corpus's."""
+    corpus's. ``ready()``: whether the next row's line has come; when not, the list is given
+    at once (a pipe's that stalls: :meth:`~textnb.io.files.PipeReader.line_ready`), not before
+    the layout's rows are all in it."""
     json_lines = delimiter is None
     errors = []  # a row its reader could not read: raised once the rows before it are taken (its row number known)
     rows = ((n, r) for n, r in _until_row_error(rows, errors) if r and any(c.strip() for c in r))
@@ -1103,6 +1105,7 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
     listed = []  # (line, label) of the labels holding a comma: a label list? (training: one warning)
     last = ti if li is None else max(li, ti)
     width = len(header) if delimiter == "," else None  # (a headerless CSV file: rows of 2)
+    ahead = len(head) - skip  # (rows read already, for the layout: given together)
     for n, row in itertools.chain(head[skip:], rows):
         number = done + len(documents) + 1  # (the row's number among the data rows: predict's PATH:ROW)
         if len(row) <= last:
@@ -1132,7 +1135,8 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
             doc = row[ti]
         documents.append(cut_text(doc, max_bytes))
         labels.append(label)
-        if size is not None and len(documents) >= size:
+        ahead -= 1
+        if size is not None and (len(documents) >= size or (ready is not None and ahead <= 0 and not ready())):
             yield documents, (labels if li is not None else None)
             done += len(documents)
             documents, labels = [], []
@@ -1373,7 +1377,10 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
     each row's labels a tuple (:func:`textnb.io.jsonlines.label_set`). ``progress(done,
     total)``: called with the bytes read and the input's size before each list is given,
     when its size is known (a file, bytes in memory; not a pipe): the number of rows is
-    known only at the end."""
+    known only at the end. A pipe's or a terminal's list is given as soon as its next line
+    has not come (:class:`~textnb.io.files.PipeReader`), once the rows its layout is decided
+    on are read: what is read is answered while the input stalls, the rows and their order
+    the same."""
     path = os.fspath(path)
     close = stream is None
     if stream is None:
@@ -1390,14 +1397,18 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         return
     old = csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
     try:
-        first = stream.read(_SNIFF)
+        pipe = PipeReader.of(stream)  # (a pipe, a terminal: a list handed over when its next line has not come)
+        if pipe is not None:
+            first, raw_lines, ready = pipe.head(_SNIFF), pipe, pipe.line_ready
+        else:
+            first, ready = stream.read(_SNIFF), None
+            raw_lines = io.BufferedReader(Prefixed(first, stream), buffer_size=_PEEK)
         if is_binary(first):
             raise binary_refusal(path, first, f"a TSV/CSV {'corpus' if need_label else 'file'}")
-        raw_lines = io.BufferedReader(Prefixed(first, stream), buffer_size=_PEEK)
         if is_json_lines(path, first):  # (one object a line: its fields the header)
             rows = json_rows(path, raw_lines, line_cap(max_bytes), decode_bytes)
             yield from _table_chunks(path, rows, None, label_column, text_column, max_bytes, need_label=need_label,
-                                     size=size, header_table=header_table, label_sets=label_sets)
+                                     size=size, header_table=header_table, label_sets=label_sets, ready=ready)
             return
         if label_sets:
             raise InputError(f"{path}: not JSON Lines: a multi-label corpus in one file is a fastText or JSON Lines file")
@@ -1416,7 +1427,8 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         quoting = csv_quoting(delimiter)
         reader = csv.reader(itertools.chain([head], lines), delimiter=delimiter, quoting=quoting, strict=True)
         yield from _table_chunks(path, checked_rows(path, reader, lines), delimiter, label_column, text_column, max_bytes,
-                                 need_label=need_label, size=size, header_table=header_table, header=header)
+                                 need_label=need_label, size=size, header_table=header_table, header=header,
+                                 ready=ready)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     finally:

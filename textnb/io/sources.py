@@ -95,13 +95,23 @@ def row_chunks(path, max_bytes, stdin=None, header=True, progress=None):
     yield from iter_rows(input_name(path), stream=stream, max_bytes=max_bytes, header=header, progress=progress)
 
 
+#: the most lines a list of :func:`line_chunks` holds (those of
+#: :func:`textnb.io.fasttext.line_documents`)
+LINES_A_LIST = 1000
+
+
 def line_chunks(source, label_prefix, max_bytes, with_labels=False, stdin=None, progress=None):
     """The documents of ``source`` (a path, or ``-``: ``stdin``), one per line, in lists
     (:func:`textnb.io.fasttext.line_documents`; lines cut at ``max_bytes`` bytes, the words
     of ``label_prefix`` left out); ``with_labels``: ``(texts, labels)`` pairs of lists.
-    ``progress(done, total)``: the bytes read of the file's size (none for a pipe)."""
+    ``progress(done, total)``: the bytes read of the file's size (none for a pipe). A pipe's
+    or a terminal's list is given as soon as its next line has not come
+    (:class:`~textnb.io.files.PipeReader`: ``predict --lines -`` behind ``tail -f``), when
+    ``label_prefix`` is given (as predict gives it: the lines are then read alike in lists of
+    any length)."""
     from textnb.io.corpus import open_input, read_progress, stdin_stream
     from textnb.io.fasttext import line_documents
+    from textnb.io.files import PipeReader
 
     name = input_name(source)
     if source == "-":
@@ -110,14 +120,38 @@ def line_chunks(source, label_prefix, max_bytes, with_labels=False, stdin=None, 
         check_file(source)
         stream, close = open_input(source), True
     try:
+        pipe = PipeReader.of(stream) if label_prefix is not None else None
+        if pipe is not None:  # (each line read as it comes, then listed: lists of any length read alike)
+            lines = line_documents(pipe, max_bytes=max_bytes, label_prefix=label_prefix, name=name,
+                                   with_labels=with_labels, size=1)
+            yield from _as_they_come(lines, pipe.line_ready, with_labels)
+            return
         chunks = line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix, name=name,
-                                with_labels=with_labels)
+                                with_labels=with_labels, size=LINES_A_LIST)
         yield from chunks if progress is None else read_progress(chunks, stream, progress)
     except OSError as exc:  # (a read that fails: named, as every reader names its input)
         raise InputError(f"{name}: cannot read ({exc.strerror or exc})") from None
     finally:
         if close:
             stream.close()
+
+
+def _as_they_come(lines, ready, with_labels):
+    """Lists of at most :data:`LINES_A_LIST` of ``lines`` (lists of one line each: texts, or
+    ``(texts, labels)`` pairs of lists with ``with_labels``), each given once it is full or
+    ``ready()`` says the next line has not come."""
+    texts, labels = [], []
+    for line in lines:
+        if with_labels:
+            texts += line[0]
+            labels += line[1]
+        else:
+            texts += line
+        if len(texts) >= LINES_A_LIST or not ready():
+            yield (texts, labels) if with_labels else texts
+            texts, labels = [], []
+    if texts:
+        yield (texts, labels) if with_labels else texts
 
 
 def document_batches(paths, max_bytes, on_binary, tick=None, size=1000, stdin=None, decode=True):
