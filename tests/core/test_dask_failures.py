@@ -197,3 +197,33 @@ def test_a_table_with_a_scheduler_is_refused_in_one_line(cluster, tmp_path, tabl
     assert rc == 0 and (tmp_path / "m.tnb").exists(), err
     rc, _, err = cli("train", _corpus(tmp_path), "-o", tmp_path / "c.tnb", "--scheduler", address)
     assert rc == 0, err
+
+
+def _closed_port():
+    """A port of 127.0.0.1 where nothing listens (bound, then closed: a connection is refused)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("address, expected", [
+    ("refused", "connection refused (nothing listens on port"),
+    ("tcp://no-such-host.invalid:8786", "host not found (no-such-host.invalid: "),
+])
+def test_a_refused_or_unknown_address_is_said_so_at_once(tmp_path, monkeypatch, distributed, address, expected):
+    """Session 44's user trial: ``--scheduler tcp://127.0.0.1:1`` (connection refused) and an
+    unresolvable host both said "Timed out trying to connect ... after 5 s", 8 s into the run.
+    A plain TCP connection to the address first says which, in one line naming it, at once:
+    Dask's connector is never asked (its timeout not waited for)."""
+    import distributed.comm
+
+    asked = []
+    monkeypatch.setattr(distributed.comm, "connect", lambda *a, **k: asked.append(a))
+    address = f"tcp://127.0.0.1:{_closed_port()}" if address == "refused" else address
+    rc, _, err = cli("train", _corpus(tmp_path), "-o", tmp_path / "m.tnb", "--scheduler", address)
+    assert rc == 1 and not asked
+    one_error_line(err, f"cannot reach the Dask scheduler at {address}: {expected}")
+    assert not (tmp_path / "m.tnb").exists()
+
