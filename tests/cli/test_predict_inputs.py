@@ -455,3 +455,58 @@ def test_an_error_about_an_arff_query_row_names_it_as_its_prediction_is_named(mo
     q.write_text(head + "sunny,yes,no\n\n% c\novercast,no,yes\n")
     rc, out, err = cli("predict", models["table"], q)
     assert rc == 0 and [row.split("\t")[0] for row in out.splitlines()] == [f"{q}:1", f"{q}:2"]
+def _answered_as_it_comes(argv, first, rest, expected):
+    """``textnb predict ARGV`` with standard input a pipe: ``first`` written, then the
+    answers read until ``expected`` lines have come (the writer waiting, standard input
+    open: up to 60 s, then the test fails), then ``rest`` written and standard input
+    closed. Returns (the answers that came before ``rest``, the whole output)."""
+    import select
+    import subprocess
+    import time
+    from pathlib import Path
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    proc = subprocess.Popen([sys.executable, "-m", "textnb", "predict", *map(str, argv)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    try:
+        proc.stdin.write(first)
+        proc.stdin.flush()
+        came, deadline = b"", time.monotonic() + 60
+        while came.count(b"\n") < expected and time.monotonic() < deadline:
+            if select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                data = os.read(proc.stdout.fileno(), 65536)
+                if not data:
+                    break
+                came += data
+        proc.stdin.write(rest)
+        proc.stdin.close()
+        out = came + proc.stdout.read()
+        assert proc.wait(60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return came.decode(), out.decode()
+
+
+@pytest.mark.parametrize("kind, argv", [("text", ["--lines", "-"]), ("text", ["--rows", "-"]),
+                                        ("multilabel", ["--lines", "-", "--top", "1"])])
+def test_lines_and_rows_of_a_pipe_are_answered_as_they_come(models, kind, argv):
+    """Session 44's user trial: ``(echo "the hockey game"; sleep 4; echo "my graphics card") |
+    textnb predict M --lines -`` printed both answers after 4 s: a list of a thousand lines
+    (or rows) was scored once full or at the input's end, so predict could not sit behind
+    ``tail -f``. The reader of a pipe hands over what it has read when its next line has not
+    come (within PipeReader.LINGER), the answers flushed; here the writer waits for them
+    before it writes more. The output is the same as when the input comes at once. Rows are
+    answered once the first 8 KiB and the 50 rows their layout is decided on have come."""
+    if "--rows" in argv:
+        pad = " lunch" * 30
+        first = ("label\ttext\n" + "".join(f"ham\tsee you at lunch {i}{pad}\n" for i in range(60))).encode()
+        rest, expected = b"spam\tfree prize call now\n", 60
+        assert len(first) > 8192
+    else:
+        first, rest, expected = b"see you at lunch\nfree prize call now\n", b"call me later\n", 2
+    came, out = _answered_as_it_comes([models[kind], *argv], first, rest, expected)
+    assert came.count("\n") == expected and out.count("\n") == expected + 1
+    rc, at_once, _ = cli("predict", models[kind], *argv, stdin=first + rest)
+    assert rc == 0 and out == at_once

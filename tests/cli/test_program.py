@@ -152,6 +152,65 @@ def test_a_signal_while_the_commands_are_imported_is_one_line(signame, line, sta
     assert done.returncode == status
 
 
+_LOST_IN_AN_IMPORT = """
+import os, signal, sys, time, weakref
+
+module, how = sys.argv[1:3]
+
+def ctrl_c():
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.5)  # (the handler runs in here)
+
+class Finder:
+    def find_spec(self, name, path=None, target=None):
+        if name != module:
+            return None
+        sys.meta_path.remove(self)
+        if how == "dropped":  # in a callback whose exceptions Python prints and drops (importlib's module lock's)
+            class Lock:
+                pass
+            lock = Lock()
+            ref = weakref.ref(lock, lambda ref: ctrl_c())
+            del lock
+            return None
+        try:
+            ctrl_c()
+        except KeyboardInterrupt as exc:
+            if how == "chained":  # numpy: raise ImportError(msg) from exc
+                raise ImportError("Importing the numpy C-extensions failed") from exc
+            stop = exc
+        if how == "masked":  # C code (PyCapsule_Import) replaced the interrupt: nothing of it is kept
+            raise ImportError('PyCapsule_Import could not import module "datetime"')
+        return None  # "swallowed": an optional import's fallback took it for a missing module
+
+sys.meta_path.insert(0, Finder())
+from textnb.cli.program import main
+sys.argv = ["textnb", *sys.argv[3:]]
+raise SystemExit(main())
+"""
+
+
+@pytest.mark.parametrize("how", ["masked", "chained", "swallowed", "dropped"])
+@pytest.mark.parametrize("module", ["textnb.cli.evaluate", "textnb.text.training"])
+def test_a_ctrl_c_an_import_lost_is_still_one_line_and_130(tmp_path, module, how):
+    """Session 44's user trial, Ctrl-C in the first 0.2 s of ``textnb train``: numpy's import
+    turned the KeyboardInterrupt into its 50-line ImportError ("Importing the numpy
+    C-extensions failed", exit 1), or importlib's module-lock callback printed "Exception
+    ignored in: <function _get_module_lock.<locals>.cb>" and dropped it (the training went on,
+    saved its model, exit 0). Here the Ctrl-C comes as a module is imported, while the
+    commands are imported (textnb.cli.evaluate) or during the command (textnb.text.training),
+    and the import loses it: replaced by an ImportError with or without the interrupt in its
+    chain, taken by a fallback, or dropped in a callback. Each is one line, 130, no model."""
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("spam\tcheap pills now\nham\tlunch at noon\nspam\twin cash\nham\tsee you\n")
+    model = tmp_path / "m.tnb"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", _LOST_IN_AN_IMPORT, module, how, "train", str(corpus), "-o",
+                           str(model)], capture_output=True, text=True, env=env, timeout=120)
+    assert (done.returncode, done.stderr) == (130, "textnb: interrupted\n")
+    assert not model.exists()
+
+
 def test_python_m_textnb_exits_130_when_the_interrupt_ended_a_string_exec(tmp_path):
     # a Ctrl-C landing inside a library's exec() of a string (importing scipy runs one, scipy's
     # array_api_compat clone_module) is marked unhandled by CPython even once textnb has caught it

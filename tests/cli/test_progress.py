@@ -344,3 +344,63 @@ def test_a_total_is_kept_for_later_reports_and_grows_to_what_is_done(monkeypatch
     bar._last = 0.0
     bar(5)
     assert stream.getvalue().endswith("] 5/5") and bar.total == 5
+
+
+@pytest.mark.parametrize("kind", ["tsv", "jsonl"])
+def test_the_label_pass_and_predicts_rows_show_the_bytes_read_of_the_files_size(tmp_path, monkeypatch, kind):
+    """Session 44's user trial: ``textnb train big.tsv`` first read the whole file for its
+    labels with no bar (3-10 s on 490 MB before the ``reading`` bar), and ``textnb predict
+    MODEL four.tsv > out`` drew none for a TSV/CSV or JSON Lines file's rows (nor ``--lines``,
+    nor a fastText file's lines). Each now draws one, its bytes read of the file's size
+    (its number of rows is known at its end only), on a terminal only."""
+    import json
+
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # the plain bar: what it draws is its text
+    seen = []
+
+    class Observed(Progress):
+        def __call__(self, done, total=None):
+            super().__call__(done, total)
+            seen.append((self.label, self.unit, done, self.total))
+
+    monkeypatch.setattr(predict, "Progress", Observed)
+    monkeypatch.setattr("textnb.cli.progress.Progress", Observed)  # (read_path's, imported when it runs)
+    from textnb.cli.commands import main
+
+    rows = [("spam" if i % 3 else "ham", f"word{i % 50} other{i % 7} text number {i}") for i in range(6000)]
+    corpus = tmp_path / f"c.{kind}"
+    if kind == "tsv":
+        corpus.write_text("label\ttext\n" + "".join(f"{label}\t{text}\n" for label, text in rows))
+    else:
+        corpus.write_text("".join(json.dumps({"label": label, "text": text}) + "\n" for label, text in rows))
+    size = corpus.stat().st_size
+    model = str(tmp_path / "m.tnb")
+    screen = Terminal()
+    assert main(["train", str(corpus), "-o", model], stdout=io.StringIO(), stderr=screen) == 0
+    first = [(done, total) for label, unit, done, total in seen if label == "reading labels"]
+    assert {unit for label, unit, _, _ in seen if label == "reading labels"} == {"B"}
+    assert len(first) >= 3 and first[-1] == (size, size) and all(total == size for _, total in first)
+    assert [done for done, _ in first] == sorted(done for done, _ in first)
+    bar = Progress("reading labels", stream=Terminal(), unit="B")
+    assert f"reading labels [{'#' * 30}] {bar._amount(size)}/{bar._amount(size)}" in screen.getvalue()
+    assert "reading [" in screen.getvalue()  # (then the documents, as before)
+
+    lines = tmp_path / "l.txt"
+    lines.write_text("".join(f"{text}\n" for _, text in rows))
+    for argv, name in ((["predict", model, str(corpus)], corpus), (["predict", model, "--lines", str(lines)], lines)):
+        seen.clear()
+        screen, out = Terminal(), io.StringIO()
+        assert main(argv, stdout=out, stderr=screen) == 0
+        assert out.getvalue().count("\n") == 6000
+        drawn = [(done, total) for label, unit, done, total in seen if unit == "B"]
+        assert drawn and drawn[-1] == (name.stat().st_size, name.stat().st_size), drawn
+        assert f"classifying [{'#' * 30}]" in screen.getvalue()
+        screen = Terminal()  # the predictions on the same terminal: their lines are the progress
+        assert main(argv, stdout=Terminal(), stderr=screen) == 0
+        assert "classifying" not in screen.getvalue()
+        quiet = io.StringIO()  # piped: silent
+        assert main(argv, stdout=io.StringIO(), stderr=quiet) == 0
+        assert "classifying" not in quiet.getvalue() and "\r" not in quiet.getvalue()
+    quiet = io.StringIO()
+    assert main(["train", str(corpus), "-o", model], stdout=io.StringIO(), stderr=quiet) == 0
+    assert quiet.getvalue() == ""

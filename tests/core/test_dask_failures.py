@@ -197,3 +197,55 @@ def test_a_table_with_a_scheduler_is_refused_in_one_line(cluster, tmp_path, tabl
     assert rc == 0 and (tmp_path / "m.tnb").exists(), err
     rc, _, err = cli("train", _corpus(tmp_path), "-o", tmp_path / "c.tnb", "--scheduler", address)
     assert rc == 0, err
+
+
+def _closed_port():
+    """A port of 127.0.0.1 where nothing listens (bound, then closed: a connection is refused)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("address, expected", [
+    ("refused", "connection refused (nothing listens on port"),
+    ("tcp://no-such-host.invalid:8786", "host not found (no-such-host.invalid: "),
+])
+def test_a_refused_or_unknown_address_is_said_so_at_once(tmp_path, monkeypatch, distributed, address, expected):
+    """Session 44's user trial: ``--scheduler tcp://127.0.0.1:1`` (connection refused) and an
+    unresolvable host both said "Timed out trying to connect ... after 5 s", 8 s into the run.
+    A plain TCP connection to the address first says which, in one line naming it, at once:
+    Dask's connector is never asked (its timeout not waited for)."""
+    import distributed.comm
+
+    asked = []
+    monkeypatch.setattr(distributed.comm, "connect", lambda *a, **k: asked.append(a))
+    address = f"tcp://127.0.0.1:{_closed_port()}" if address == "refused" else address
+    rc, _, err = cli("train", _corpus(tmp_path), "-o", tmp_path / "m.tnb", "--scheduler", address)
+    assert rc == 1 and not asked
+    one_error_line(err, f"cannot reach the Dask scheduler at {address}: {expected}")
+    assert not (tmp_path / "m.tnb").exists()
+
+
+@pytest.mark.parametrize("model, said", [
+    ([], "--jobs 2 with --scheduler {address} counts no documents: {workers}; it sets only the threads of the "
+         "DiscriminativeNB fit in this process"),
+    (["--model", "multinomial"], "--jobs 2 is unused with --scheduler {address}: {workers}"),
+])
+def test_jobs_given_with_a_scheduler_is_said_unused(tmp_path, model, said):
+    """Session 44's user trial: ``--jobs 2 --scheduler local:2`` took ``--jobs`` without a word,
+    as if it counted the documents in two processes beside the cluster's. One warning line, as
+    other unused options are said: the cluster's workers count the documents; of the default
+    model, whose own fit takes it, ``--jobs`` sets only that fit's threads. Without ``--jobs``:
+    no line."""
+    for address, who in ((f"tcp://127.0.0.1:{_closed_port()}", "the scheduler's workers count the documents"),
+                         ("local:1", "its 1 worker process counts the documents (local:N sets their number)")):
+        rc, _, err = cli("train", _corpus(tmp_path), "-o", tmp_path / "m.tnb", "--jobs", "2", "--scheduler",
+                         address, *model)
+        first, *rest = err.splitlines()
+        assert first == "textnb: warning: " + said.format(address=address, workers=who)
+        assert (rc, len(rest)) == ((1, 1) if address.startswith("tcp") else (0, 0)), err
+    rc, _, err = cli("train", _corpus(tmp_path), "-o", tmp_path / "m.tnb", "--scheduler",
+                     f"tcp://127.0.0.1:{_closed_port()}", *model)
+    assert rc == 1 and "warning" not in err

@@ -142,3 +142,88 @@ def test_a_link_named_that_loops_or_leads_nowhere_is_not_called_missing(tmp_path
             read(str(tmp_path / "absent"))
     with pytest.raises(ModelFileError, match="cannot read model file \\(a symbolic link that loops"):
         load(loop)
+
+
+def _through_a_pipe(data, read):
+    """``read(stream)`` of ``data`` written into a pipe in pieces of 1 to 700 bytes by a thread."""
+    import random
+    import threading
+
+    r, w = os.pipe()
+    pieces = random.Random(len(data))
+
+    def write():
+        with os.fdopen(w, "wb", buffering=0) as f:
+            k = 0
+            while k < len(data):
+                n = pieces.randint(1, 700)
+                f.write(data[k:k + n])
+                k += n
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        with os.fdopen(r, "rb") as stream:
+            return read(stream)
+    finally:
+        writer.join()
+
+
+def test_lines_and_rows_read_from_a_pipe_as_they_come_are_those_of_the_file(tmp_path, monkeypatch):
+    """``predict --lines -`` and ``--rows -`` read a pipe by textnb.io.files.PipeReader, each line
+    as it comes, a list handed over when the next line has not (session 44's user trial); the
+    lines and rows are those of the same bytes in a file, in the same order, whatever their
+    lists: long lines cut at max_bytes, a CR inside a line, label words, blank lines, a last
+    line without its LF, a CSV field quoted over several lines, JSON Lines."""
+    from textnb.io import sources
+    from textnb.io.files import PipeReader
+
+    import random
+
+    stalls, asked = random.Random(0), PipeReader.line_ready
+    # (a stall after one line in three, and the writer's pauses: lists of any length)
+    monkeypatch.setattr(PipeReader, "LINGER", 0.0)
+    monkeypatch.setattr(PipeReader, "line_ready", lambda self: asked(self) and stalls.random() > 0.3)
+    lines = (b"__label__a free prize " + b"x" * 3000 + b"\n\nhello\rworld __label__b there\n  \n"
+             + "caf\u00e9 \u00fcber\n".encode() + b"last line without end") * 40
+    csv_rows = b"label,text\n" + b"".join(b'ham,"see you\nat ' + str(i).encode() + b' lunch"\nspam,free prize\n'
+                                         for i in range(300))
+    jsonl = b"".join(b'{"label": "ham", "text": "see you %d"}\n\n' % i for i in range(500))
+    for name, data, read in (
+            ("l.txt", lines, lambda s, p: sources.line_chunks(p, "__label__", 1000, with_labels=True, stdin=s)),
+            ("r.csv", csv_rows, lambda s, p: sources.row_chunks(p, 1000, stdin=s)),
+            ("r.jsonl", jsonl, lambda s, p: sources.row_chunks(p, 1000, stdin=s))):
+        path = tmp_path / name
+        path.write_bytes(data)
+        whole = list(read(None, str(path)))
+
+        def flat(chunks):
+            texts, labels = [], []
+            for chunk in chunks:
+                texts += chunk[0]
+                labels += chunk[1] or []
+            return texts, labels
+
+        assert PipeReader.of(open(path, "rb")) is None  # (a file: read as before)
+        piped = _through_a_pipe(data, lambda stream: list(read(stream, "-")))
+        assert flat(piped) == flat(whole), name
+        assert len(piped) > len(whole) and all(len(chunk[0]) <= 1000 for chunk in piped)
+
+
+def test_a_pipe_reader_tells_a_line_that_has_not_come():
+    """PipeReader.line_ready: a whole line buffered, or bytes on the descriptor, is ready; a
+    line's start alone with nothing more coming is not (the list is handed over); the end is."""
+    from textnb.io.files import PipeReader
+
+    r, w = os.pipe()
+    with os.fdopen(r, "rb") as raw:
+        pipe = PipeReader.of(raw)
+        pipe.LINGER = 0.0
+        os.write(w, b"one\ntwo\nthr")
+        assert pipe.readline() == b"one\n" and pipe.line_ready()
+        assert pipe.readline() == b"two\n" and not pipe.line_ready()
+        os.write(w, b"ee\n")
+        assert pipe.line_ready() and pipe.readline() == b"three\n" and not pipe.line_ready()
+        os.write(w, b"four")
+        os.close(w)
+        assert pipe.line_ready() and pipe.readline() == b"four" and pipe.line_ready() and pipe.readline() == b""

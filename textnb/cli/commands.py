@@ -30,6 +30,7 @@ from textnb.cli.filterbase import STOPS, stop_message, warnings_as_lines
 from textnb.cli.output import flag_words, tolerant
 from textnb.apps.spamclient import Terminated
 from textnb.core.errors import ModelGivenAsData, TextnbError, os_error_text
+from textnb.core.signals import stops_unmasked
 from textnb.core.version import __version__
 
 __all__ = ["main", "build_parser"]
@@ -188,7 +189,9 @@ def _main(argv, *, stdout, stderr):
     try:
         from textnb.io.corpus import read_once
 
-        with warnings_as_lines(err, "textnb"), read_once():  # (a pipe given as a side file: read once by the command)
+        # (a pipe given as a side file: read once by the command; an error that stands for a
+        # stop signal, raised by an import it cut, is that stop)
+        with warnings_as_lines(err, "textnb"), read_once(), stops_unmasked():
             code = args.handler(args, out, err)
             if out is not None:
                 out.flush()  # a write that fails now (EIO, ENOSPC) is an error, not a success

@@ -64,7 +64,7 @@ def run(args, out, err):
     if args.plot:
         # (an input, a missing folder too: said before the evaluation, not after it)
         picture_target(args.plot, inputs=[args.path, args.test, args.labels, args.structure, args.stop_words])
-    kind, data = read_path(args, inputs)
+    kind, data = read_path(args, inputs, err)
     if kind != "multilabel":
         from textnb.cli.multilabel import refuse_unused
 

@@ -60,20 +60,26 @@ def input_options(args):
     return InputOptions.from_namespace(args)
 
 
-def read_path(args, inputs, **load):
+def read_path(args, inputs, err, **load):
     """What ``train`` and ``evaluate`` read at ``args.path``: ``(kind, data)`` as
     :func:`textnb.io.inputs.load_input` reads it (``load``: its keywords), or
     ``("multilabel", None)`` without reading when ``--multilabel`` or ``--labels`` asks for the
     multi-label command (which reads the path itself). Every option given that the input
-    would leave unused is refused in one line (:func:`textnb.io.inputs.refuse_unread_options`)."""
+    would leave unused is refused in one line (:func:`textnb.io.inputs.refuse_unread_options`).
+    A TSV/CSV or JSON Lines corpus's first pass (its labels; a file of hundreds of megabytes
+    takes seconds) shows its bytes read of the file's size on ``err``, the command's standard
+    error, when it is a terminal (:class:`~textnb.cli.progress.Progress`)."""
     if args.multilabel or args.labels:
         from textnb.io.inputs import refuse_unread_options
 
         refuse_unread_options(args.path, inputs, "multilabel")
         return "multilabel", None
+    from textnb.cli.progress import Progress
     from textnb.io.inputs import load_input
 
-    return load_input(args.path, inputs, **load)  # (an option PATH would leave unused: refused there)
+    with Progress("reading labels" if load.get("stream") else "reading", stream=err, unit="B") as bar:
+        # (an option PATH would leave unused: refused there)
+        return load_input(args.path, inputs, progress=bar if bar.enabled else None, **load)
 
 
 def add_model_command(sub, name, **kwargs):

@@ -115,6 +115,7 @@ def _predict_multilabel(args, model, out, err):
         proba = label_probabilities(lo)  # (MultiLabelNB.predict_proba's floats)
         if ranked(args):  # --top K / --threshold P: ranked with their probabilities, as for one label
             print_ranked(sources, names, proba, lo, args, out)
+            out.flush()
             return
         assigned = assigned_labels(lo, ml.decision_from_log_odds(lo))  # most probable first
         for src, row_lo, row_p, chosen in zip(sources, lo, proba, assigned):
@@ -129,33 +130,37 @@ def _predict_multilabel(args, model, out, err):
                 if args.proba:
                     cols.append(format_proba([cell(c) for c in names], row_p))
                 print("\t".join(cols), file=out)
+        out.flush()  # (a batch handed over as its input stalls: answered at once)
 
     if args.lines is not None:
         if args.paths:
             raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
         name = input_name(args.lines)
         start = 0
-        for chunk in line_chunks(args.lines, args.label_prefix, document_bytes(args, model)):
-            emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
-            start += len(chunk)
-        flush()
+        with _file_bar(out, err) as bar:
+            for chunk in line_chunks(args.lines, args.label_prefix, document_bytes(args, model), progress=bar):
+                emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
+                start += len(chunk)
+            flush()
         return 0
     check_paths(args.paths or ["-"], rows=args.rows)
     for path in args.paths or ["-"]:
         if as_fasttext(path, args.label_prefix, args.rows):  # one document per line, as train reads it
             start = 0
             tally = Accuracy(path, "label", unit="line")  # (its accuracy on stderr, as a single-label model's)
-            for chunk, labels in line_chunks(path, args.label_prefix, max_bytes, with_labels=True):
-                emit([f"{path}:{start + i + 1}" for i in range(len(chunk))], chunk, tally, labels)
-                start += len(chunk)
+            with _file_bar(out, err) as bar:
+                for chunk, labels in line_chunks(path, args.label_prefix, max_bytes, with_labels=True, progress=bar):
+                    emit([f"{path}:{start + i + 1}" for i in range(len(chunk))], chunk, tally, labels)
+                    start += len(chunk)
             tally.report(err)
             continue
         if as_rows(path, args.rows):
             name = input_name(path)
             start = 0  # the rows as a single-label model's are read (row_chunks: line by line)
-            for chunk, _ in row_chunks(path, max_bytes, header=not args.no_header):
-                emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
-                start += len(chunk)
+            with _file_bar(out, err) as bar:
+                for chunk, _ in row_chunks(path, max_bytes, header=not args.no_header, progress=bar):
+                    emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
+                    start += len(chunk)
             continue
         for sources, batch in document_batches([path], max_bytes, _binary_skipped(err, failed),
                                                decode=not decodes_documents(model)):
@@ -249,7 +254,7 @@ def _predict(args, out, err):
             raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
         if args.rows:
             raise InputError("--lines and --rows do not go together: one document per line, or per TSV/CSV row")
-        return _predict_lines(args, model, out)
+        return _predict_lines(args, model, out, err)
     if not reads_documents(model):
         return _predict_table(args, model, out, err)
     paths = args.paths or ["-"]
@@ -353,15 +358,16 @@ def _predict_fasttext(args, model, path, classes, max_bytes, out, err):
     labels (fastText's ``test`` P@1)."""
     tally = Accuracy(path, "label", unit="line")
     start = 0
-    chunks = line_chunks(path, args.label_prefix, max_bytes, with_labels=True)
     messages = lambda batch: _as_messages(model, batch[0], args)  # noqa: E731
-    for (chunk, labels), scores in scored_batches(model, chunks, messages, n_jobs=args.jobs):
-        sources = [f"{path}:{start + i + 1}" for i in range(len(chunk))]
-        start += len(chunk)
-        print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk, scores))
-        predicted = [classes[k] for k in np.argmax(scores[0], axis=1)]
-        tally.add(classes, scores[0], [p if p in labs else (labs[0] if labs else None)
-                                       for p, labs in zip(predicted, labels)])
+    with _file_bar(out, err) as bar:
+        chunks = line_chunks(path, args.label_prefix, max_bytes, with_labels=True, progress=bar)
+        for (chunk, labels), scores in scored_batches(model, chunks, messages, n_jobs=args.jobs):
+            sources = [f"{path}:{start + i + 1}" for i in range(len(chunk))]
+            start += len(chunk)
+            print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk, scores))
+            predicted = [classes[k] for k in np.argmax(scores[0], axis=1)]
+            tally.add(classes, scores[0], [p if p in labs else (labs[0] if labs else None)
+                                           for p, labs in zip(predicted, labels)])
     tally.report(err)
 
 
@@ -437,27 +443,37 @@ def _predict_rows(args, model, path, classes, max_bytes, out, err):
     name = input_name(path)
     tally = Accuracy(name, "label column")
     start = 0
-    chunks = ((_as_messages(model, chunk, args), labels)
-              for chunk, labels in row_chunks(path, max_bytes, header=not args.no_header))
-    for (chunk, labels), scores in scored_batches(model, chunks, itemgetter(0), n_jobs=args.jobs):
-        sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
-        start += len(chunk)
-        print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk, scores))
-        if labels is not None:
-            tally.add(classes, scores[0], labels)
+    with _file_bar(out, err) as bar:
+        chunks = ((_as_messages(model, chunk, args), labels)
+                  for chunk, labels in row_chunks(path, max_bytes, header=not args.no_header, progress=bar))
+        for (chunk, labels), scores in scored_batches(model, chunks, itemgetter(0), n_jobs=args.jobs):
+            sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
+            start += len(chunk)
+            print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk, scores))
+            if labels is not None:
+                tally.add(classes, scores[0], labels)
     tally.report(err)
 
 
-def _predict_lines(args, model, out):
+def _predict_lines(args, model, out, err):
     """``predict --lines``: one prediction per input line, in order (with ``--top`` /
     ``--threshold``, ranked: :func:`print_ranked`)."""
     name = input_name(args.lines)
     classes = label_names(model)
     start = 0
-    chunks = (_as_messages(model, chunk, args) for chunk in line_chunks(args.lines, args.label_prefix,
-                                                                         document_bytes(args, model)))
-    for chunk, scores in scored_batches(model, chunks, n_jobs=args.jobs):
-        sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
-        start += len(chunk)
-        print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk, scores))
+    with _file_bar(out, err) as bar:
+        chunks = (_as_messages(model, chunk, args) for chunk in line_chunks(args.lines, args.label_prefix,
+                                                                             document_bytes(args, model), progress=bar))
+        for chunk, scores in scored_batches(model, chunks, n_jobs=args.jobs):
+            sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
+            start += len(chunk)
+            print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk, scores))
     return 0
+
+
+def _file_bar(out, err):
+    """The bar of a file read by rows or lines (a TSV/CSV, JSON Lines or fastText file,
+    ``--lines``): its bytes read of its size (its number of rows is known at its end only; a
+    pipe's size not at all: no bar), on ``err`` when it is a terminal and the predictions,
+    ``out``, go elsewhere."""
+    return Progress("classifying", stream=err, unit="B", results=out)

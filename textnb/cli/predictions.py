@@ -45,10 +45,13 @@ def print_ranked(sources, classes, proba, odds, args, out):
 
 
 def print_predictions(sources, classes, scores, args, out, explanations=None):
+    """The predictions of a batch on ``out``, flushed: a batch handed over as its input
+    stalls (``predict --lines -``) is answered at once, not when a buffer fills."""
     probas, odds = scores
     refuse_nan(args, probas, odds)
     if ranked(args):
         print_ranked(sources, classes, probas, odds, args, out)
+        out.flush()
         return
     explanations = explanations if explanations is not None else [None] * len(sources)
     for src, proba, lo, why in zip(sources, probas, odds, explanations):
@@ -68,6 +71,7 @@ def print_predictions(sources, classes, scores, args, out, explanations=None):
             if why is not None:
                 cols.append(cell(why))
             print("\t".join(cols), file=out)
+    out.flush()
 
 
 def format_proba(classes, row):

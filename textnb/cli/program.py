@@ -106,18 +106,27 @@ def main():
     (numpy, scipy: the first few tenths of a second, a user's "oops" right after Enter)
     ends the program as one during the command does, in one line and with the same exit
     status (``textnb: interrupted``, 130; ``textnb: terminated by signal N``, 128 + N), not
-    with a traceback of the import; :func:`textnb.cli.commands.main` answers the rest. Once the
-    command has returned, the stop signals are ignored: a Ctrl-C while the interpreter exits
-    (its ``atexit`` clean-up: thread and process pools) printed ``Exception ignored in atexit
+    with a traceback of the import; :func:`textnb.cli.commands.main` answers the rest. The
+    stop signals' handlers are the first thing put in place, and a stop that an import lost
+    is not lost to the program: an error an import raised in its stead (numpy's "Importing
+    the numpy C-extensions failed") is the stop (:class:`textnb.core.signals.stops_unmasked`),
+    and one dropped by a callback (importlib's module lock's) acts once the imports are done,
+    before the command runs (:func:`textnb.core.signals.raise_lost_stop`). A signal that
+    comes before this function runs (Python's start-up: its ``site`` module, the console
+    script's first lines) is Python's to answer, not textnb's. Once the command has
+    returned, the stop signals are ignored: a Ctrl-C while the interpreter exits (its
+    ``atexit`` clean-up: thread and process pools) printed ``Exception ignored in atexit
     callback`` and a traceback after a finished run."""
     try:
-        prepare_process()
-        from textnb.core.signals import Terminated, ignore_stop_signals, stop_on_signals  # (before the handlers)
+        from textnb.core.signals import (Terminated, ignore_stop_signals, raise_lost_stop, stop_on_signals,
+                                         stops_unmasked)
 
         try:
             stop_on_signals()
-            from textnb.cli.commands import main as run
-
+            prepare_process()
+            with stops_unmasked():
+                from textnb.cli.commands import main as run
+            raise_lost_stop()
             code = run()
             ignore_stop_signals()  # (the work is done: a Ctrl-C during the exit's clean-up is no traceback)
             return code

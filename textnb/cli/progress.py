@@ -47,7 +47,8 @@ class Progress:
         was given (never ``sys.stderr`` by default: a bar drawn there went past a caller's
         stream, and on a terminal even when that stream was not one).
     unit : str, default="it"
-        tqdm's unit ("doc", "msg").
+        tqdm's unit ("doc", "msg"); ``"B"``: the steps are bytes (a file read where its
+        number of rows is unknown), drawn as sizes (``120M/490M``).
     results : file, default=None
         Where the command writes a line per item done (``predict``'s standard output):
         when it is a terminal too, no bar is drawn, as those lines would run into it
@@ -83,6 +84,8 @@ class Progress:
                 shape = {"ncols": size[0] or FALLBACK_COLUMNS, "nrows": size[1] or FALLBACK_LINES}
             else:
                 shape = {"dynamic_ncols": True}
+            if self.unit == "B":
+                shape.update(unit_scale=True, unit_divisor=1024)
             self._tqdm = tqdm(desc=self.label, total=total, unit=self.unit, file=self.stream, leave=False,
                               **shape)
 
@@ -113,11 +116,20 @@ class Progress:
         if total:
             frac = min(done / total, 1.0)
             bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
-            line = f"\r{self.label} [{bar}] {done}/{total}"
+            line = f"\r{self.label} [{bar}] {self._amount(done)}/{self._amount(total)}"
         else:
-            line = f"\r{self.label} {done}"
+            line = f"\r{self.label} {self._amount(done)}"
         self.stream.write(line)
         self.stream.flush()
+
+    def _amount(self, n):
+        """``n`` steps as the plain bar writes them: a count, or for bytes a size (``120M``, as tqdm's)."""
+        if self.unit != "B" or n < 1024:
+            return str(n)
+        for prefix in "KMGT":
+            n /= 1024
+            if n < 1024 or prefix == "T":
+                return f"{n:.1f}{prefix}" if n < 10 else f"{n:.0f}{prefix}"
 
     def close(self):
         if not self.enabled or not self._started:  # (nothing drawn yet)

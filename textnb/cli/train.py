@@ -84,7 +84,7 @@ def run(args, out, err):
     _preload(args, opts, inputs)
     start = time.perf_counter()  # `seconds`: read, fit, write (imports done above)
     # training reads the training part only, a TSV/CSV corpus's documents streamed from the file
-    kind, data = read_path(args, inputs, test=False, stream=True)
+    kind, data = read_path(args, inputs, err, test=False, stream=True)
     if kind != "multilabel":
         from textnb.cli.multilabel import refuse_unused
 
@@ -103,6 +103,8 @@ def run(args, out, err):
     warn_multilabel(corpus, err)
     streaming = streaming_model(opts, steps=True)
     lazy = lazy_text_model(opts) if streaming is None else None
+    if args.scheduler and args.jobs != -1:  # (given: the default, every core, is no one's choice)
+        print(f"textnb: warning: {_jobs_unused(args, streaming)}", file=err)
     bar = Progress("reading", total=len(corpus), stream=err)
     try:
         with scheduler(args) as client, naming_the_corpus(args.path):
@@ -163,6 +165,21 @@ def run(args, out, err):
                f"vocabulary: {counted(summary['vocabulary_size'], 'term')}{terms_kind(tokenizer)}"]
     return print_summary(summary, args.json, out, read=f"{summary['documents']} documents", details=details, name=name,
                          seconds=seconds)
+
+
+def _jobs_unused(args, streaming):
+    """What ``--jobs`` given with ``--scheduler`` does (found by a user trial: taken without a
+    word): it counts no documents, the cluster's workers do (their number: ``local:N``'s N, or
+    the scheduler's); of a model whose own fit takes it (``streaming``'s parameters hold
+    ``n_jobs``: DiscriminativeNB's passes), it sets only that fit's threads here."""
+    n = args.scheduler[len("local:"):] if args.scheduler.startswith("local:") else None
+    one = n == "1"
+    workers = (f"its {n} worker process{'' if one else 'es'} count{'s' if one else ''} the documents (local:N sets "
+               f"their number)" if n is not None else "the scheduler's workers count the documents")
+    if streaming is not None and "n_jobs" in streaming[1][1]:
+        return (f"--jobs {args.jobs} with --scheduler {args.scheduler} counts no documents: {workers}; it sets only "
+                f"the threads of the {_model_name(streaming[1], streaming[2])} fit in this process")
+    return f"--jobs {args.jobs} is unused with --scheduler {args.scheduler}: {workers}"
 
 
 def _model_name(model, steps):

@@ -2,7 +2,9 @@
 :func:`blocked_across_fork` for the forks of worker processes); a program's stop signals
 answered once (:func:`stop_on_signals`: :func:`interrupt_once`, :func:`terminate_once`,
 :func:`ignore_stop_signals`), the one rule of every textnb program (``textnb``, ``textnb
-serve``, ``spamfilter`` and its daemon client, ``topicfilter``).
+serve``, ``spamfilter`` and its daemon client, ``topicfilter``); a stop whose exception was
+lost or masked by an error raised again as itself (:func:`raise_lost_stop`,
+:class:`stops_unmasked`).
 
 Only the C module ``_signal`` is imported (:mod:`signal` sets up its enums first, about
 6 ms): the ``spamfilter --socket`` client installs these handlers too.
@@ -16,7 +18,8 @@ except ImportError:  # pragma: no cover - not CPython
     import signal
 
 __all__ = ["HeldSignals", "Terminated", "answers_once", "blocked_across_fork", "ignore_stop_signals",
-           "interrupt_once", "raise_swallowed_stops", "stop_on_signals", "terminate_once", "unblock_in_child"]
+           "interrupt_once", "raise_lost_stop", "raise_swallowed_stops", "stop_behind", "stop_on_signals",
+           "stops_unmasked", "terminate_once", "unblock_in_child"]
 
 
 class Terminated(BaseException):
@@ -53,10 +56,14 @@ class HeldSignals:
         self.handlers, self.arrived = {}, []
 
     def hold(self):
+        """Hold the stop signals from now on; first, a stop the program went on from (one
+        whose exception was lost) is raised again (:func:`raise_lost_stop`): the step is
+        not begun, and an interrupted run writes no model."""
         import threading
 
         if threading.current_thread() is not threading.main_thread():
             return
+        raise_lost_stop()
         for signum in self.SIGNALS:
             handler = signal.getsignal(signum)
             if handler is None or handler == signal.SIG_IGN:  # (set outside Python; ignored)
@@ -128,14 +135,22 @@ def ignore_stop_signals():
             signal.signal(signum, signal.SIG_IGN)
 
 
+#: The stop signals :func:`interrupt_once` and :func:`terminate_once` raised their exception
+#: for in this process (since :func:`stop_on_signals`): where the program finds one recorded
+#: and no exception came, it was lost (:func:`raise_lost_stop`, :func:`stop_behind`)
+_RAISED = []
+
+
 def interrupt_once(signum, frame):
     """A program's SIGINT handler: Python's own (KeyboardInterrupt), once. The stop signals
     are ignored first (:func:`ignore_stop_signals`): the program says ``interrupted`` once,
     exits with status 130 and leaves no half-written file, however many Ctrl-Cs follow.
-    Only a program's process installs it (:func:`stop_on_signals`), never a library user's."""
+    Only a program's process installs it (:func:`stop_on_signals`), never a library user's.
+    The stop is recorded: one whose exception is lost is raised again (:func:`raise_lost_stop`)."""
     if _in_hook(frame):
         return _raise_later(signum)
     ignore_stop_signals()
+    _RAISED.append(signum)
     raise KeyboardInterrupt
 
 
@@ -145,7 +160,65 @@ def terminate_once(signum, frame):
     if _in_hook(frame):
         return _raise_later(signum)
     ignore_stop_signals()
+    _RAISED.append(signum)
     raise Terminated(signum)
+
+
+def _stop_exception(signum):
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
+def stop_behind(exc):
+    """The stop (a KeyboardInterrupt or :class:`Terminated`) that ``exc``, an error, stands
+    for, or None: one in its chain (``__cause__``, ``__context__``: an error raised as the
+    stop unwound), else, in a program's process, the stop signal raised since its start
+    (:func:`interrupt_once`): an error raised while the stop was under way is its effect.
+
+    A Ctrl-C while numpy's C extensions load became numpy's 50-line ImportError ("Importing
+    the numpy C-extensions failed", exit 1): the interrupt, raised in the import of a module
+    asked for by C code (``PyCapsule_Import`` of ``datetime``), is replaced by an
+    ImportError that keeps nothing of it."""
+    seen, link = set(), exc
+    while link is not None and id(link) not in seen:
+        if isinstance(link, (KeyboardInterrupt, Terminated)):
+            return link
+        seen.add(id(link))
+        link = link.__cause__ if link.__cause__ is not None else link.__context__
+    return _stop_exception(_RAISED[0]) if _RAISED else None
+
+
+class stops_unmasked:
+    """A context (a class: the mail filter's fast path imports this module) in which an
+    error that stands for a stop (:func:`stop_behind`) is raised as that stop, the error
+    chained to it: the program answers it as the stop it is (``textnb: interrupted``, 130),
+    not as an error of the input or a bug."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if isinstance(exc, Exception):
+            stop = stop_behind(exc)
+            if stop is not None:  # (a new one: the stop in the error's chain would chain to itself)
+                raise _stop_exception(getattr(stop, "signum", signal.SIGINT)) from exc
+        return False
+
+
+def raise_lost_stop():
+    """Raise again the stop signal raised in this program (:func:`interrupt_once`) whose
+    exception was lost, where the program runs on as if it had not come: called after the
+    commands' imports (:func:`textnb.cli.program.main`) and before a step that must not be
+    cut in two (:meth:`HeldSignals.hold`: a model written). The stop signals are ignored
+    first, as by the handler (a re-raise pending from :func:`raise_swallowed_stops` then
+    finds its signal ignored: one stop).
+
+    A KeyboardInterrupt is lost where a callback's exceptions are printed and dropped
+    (importlib's module-lock callback, ``_get_module_lock.<locals>.cb``: "Exception ignored
+    in", and the training went on to save its model, exit 0), or where C code replaced it by
+    an ImportError that an optional import then took for a missing module."""
+    if _RAISED:
+        ignore_stop_signals()
+        raise _stop_exception(_RAISED[0])
 
 
 def raise_swallowed_stops(unraisable):
@@ -214,6 +287,7 @@ def stop_on_signals():
     drops (raised in a ``__del__`` method or a callback) is raised again
     (:func:`raise_swallowed_stops`, the process's ``sys.unraisablehook``)."""
     global _passed_on
+    _RAISED.clear()  # (a program's start: none raised yet)
     if sys.unraisablehook is not raise_swallowed_stops:
         _passed_on, sys.unraisablehook = sys.unraisablehook, raise_swallowed_stops
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:

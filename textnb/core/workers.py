@@ -445,6 +445,8 @@ def _check_scheduler(address):
         raise TextnbError(f"cannot connect to the Dask scheduler at {address}: {scheme}:// needs Dask's TLS "
                           "settings (distributed.comm.tls.ca-file, .client.cert and .client.key in the Dask "
                           "configuration)")
+    if scheme in ("tcp", "tls", "ws", "wss"):
+        _reach(address)
 
     async def identity():
         comm = await comm_connect(address, timeout=CONNECT_SECONDS, **args)
@@ -480,6 +482,34 @@ def _check_scheduler(address):
         told = f": its scheduler is {reply['scheduler']}" if isinstance(reply.get("scheduler"), str) else ""
         what = f"a Dask {str(kind).lower()}" if kind else "not a Dask scheduler"
         raise TextnbError(f"{address} is {what}, not a scheduler{told}")
+
+
+def _reach(address):
+    """Raise a one-line :class:`TextnbError` naming ``address`` (a TCP one) when a plain
+    connection to its host and port fails: ``host not found``, ``connection refused``, no
+    answer within :data:`CONNECT_SECONDS`. Dask's connector said the first two as "Timed out
+    trying to connect to ... after 5 s", 6 to 8 s into the run (it retries them until its
+    timeout); they are known at once."""
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        host, port = parse_host_port(parse_address(address)[1])
+    except (ValueError, TypeError):
+        return  # (Dask's connector says what it makes of it)
+    host = host.strip("[]")  # (an IPv6 address in brackets)
+    cannot = f"cannot reach the Dask scheduler at {address}"
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+    except socket.gaierror as exc:
+        raise TextnbError(f"{cannot}: host not found ({host}: {exc.strerror})") from None
+    except ConnectionRefusedError:
+        raise TextnbError(f"{cannot}: connection refused (nothing listens on port {port} of {host})") from None
+    except TimeoutError:
+        raise TextnbError(f"{cannot}: no answer within {CONNECT_SECONDS:g} s") from None
+    except OSError as exc:
+        raise TextnbError(f"{cannot}: {exc.strerror or exc}") from None
 
 
 def _wait_for_workers(client, address):

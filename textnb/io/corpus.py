@@ -38,6 +38,7 @@ import io
 import itertools
 import os
 import re
+import stat
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -45,7 +46,7 @@ from pathlib import Path
 
 from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenAsData, NotATextCorpus, RowError, check_input,
                                  counted, empty_input, input_name, missing_input, missing_reason, short_repr)
-from textnb.io.files import (BOM, DEFAULT_LABEL_PREFIX, MAILDIR_PARTS, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
+from textnb.io.files import (BOM, DEFAULT_LABEL_PREFIX, MAILDIR_PARTS, PipeReader, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
                              is_maildir, is_named_pipe, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device)
 from textnb.io.jsonlines import (JSON_LINES_EXTENSIONS, check_json_cells, head_of, is_json_lines, is_listed,
                                 json_fields, json_head, json_rows, label_set, line_cap)
@@ -73,6 +74,7 @@ __all__ = [
     "row_width_error",
     "documents_in_several_classes",
     "iter_rows",
+    "read_progress",
     "read_rows",
     "is_binary",
     "wide_encoding",
@@ -477,7 +479,7 @@ class Corpus:
 
 
 def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, test=True,
-                stream=False, header_table=True, data=None, header=True):
+                stream=False, header_table=True, data=None, header=True, progress=None):
     """List a corpus at ``path`` (folder, split folder, TSV or CSV file).
 
     Returns a :class:`Corpus`; for a split folder its ``test`` attribute holds the
@@ -498,7 +500,9 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     :func:`read_piped`; ``path`` then only names it). ``header`` False (``--no-header``): a
     TSV/CSV file has no header row, its first row a document: a text corpus only as
     headerless ``label<TAB>text`` (no column named, no first row taken for a header), else
-    :class:`~textnb.core.errors.NotATextCorpus` (a table's).
+    :class:`~textnb.core.errors.NotATextCorpus` (a table's). ``progress(done, total)``: the
+    bytes of a TSV/CSV or JSON Lines file read, of its size, as they are read (the pass that
+    reads its labels: seconds for a file of hundreds of megabytes; :func:`iter_rows`).
     """
     path = os.fspath(path)
     if data is None:  # (data given: ``path`` only names it, ``-`` say)
@@ -516,7 +520,7 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
             return train
         return _open_folder(path)
     return _open_table(path, label_column=label_column, text_column=text_column, max_bytes=max_bytes, stream=stream,
-                       header_table=header_table, data=data, header=header)
+                       header_table=header_table, data=data, header=header, progress=progress)
 
 
 def _warn_split_leftovers(path, names, test_dir):
@@ -893,10 +897,10 @@ def _read_stream(path, limit=None, *, binary_what=None):
         raise InputError(f"{input_name(path)}: cannot read ({exc.strerror or exc})") from None
 
 def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, stream=False,
-                header_table=True, data=None, header=True):
+                header_table=True, data=None, header=True, progress=None):
     """The :class:`Corpus` of a TSV/CSV file, read by :func:`iter_rows` (line by line: each
     line decoded as a document is); ``stream``: its documents a :class:`RowTexts`;
-    ``header_table``, ``data``, ``header``: as :func:`open_corpus`'s."""
+    ``header_table``, ``data``, ``header``, ``progress``: as :func:`open_corpus`'s."""
     how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes,
            "header_table": header_table, "header": header}
     # a regular file over STREAM_ROWS_BYTES is read again for its texts; a smaller one, and a
@@ -905,7 +909,7 @@ def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
         and os.path.getsize(path) > STREAM_ROWS_BYTES else None
     documents, labels = [], []
     rows = io.BytesIO(data) if data is not None else None
-    for docs, labs in iter_rows(path, stream=rows, need_label=True, size=_STREAM_ROWS, **how):
+    for docs, labs in iter_rows(path, stream=rows, need_label=True, size=_STREAM_ROWS, progress=progress, **how):
         labels.extend(labs)
         if identity is None:
             documents.extend(docs)
@@ -1083,7 +1087,7 @@ def _row_layout(path, head, delimiter, label_column, text_column, need_label, he
 
 
 def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label=True, size=None,
-                  header_table=True, header=True, label_sets=False):
+                  header_table=True, header=True, label_sets=False, ready=None):
     """``(documents, labels)`` of the rows of a TSV/CSV corpus (``(line, row)`` pairs of
     :func:`checked_rows`), in lists of at most ``size`` documents (None: one list);
     ``labels`` None when the file has no label column. The layout is decided on the
@@ -1097,7 +1101,9 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
     (:func:`textnb.io.jsonlines.json_rows`), whose first row is always its fields' names and
     whose label and text cells are checked to be strings or numbers; ``label_sets``: its
     labels are each row's label set (:func:`textnb.io.jsonlines.label_set`), a multi-label
-    corpus's."""
+    corpus's. ``ready()``: whether the next row's line has come; when not, the list is given
+    at once (a pipe's that stalls: :meth:`~textnb.io.files.PipeReader.line_ready`), not before
+    the layout's rows are all in it."""
     json_lines = delimiter is None
     errors = []  # a row its reader could not read: raised once the rows before it are taken (its row number known)
     rows = ((n, r) for n, r in _until_row_error(rows, errors) if r and any(c.strip() for c in r))
@@ -1115,6 +1121,7 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
     listed = []  # (line, label) of the labels holding a comma: a label list? (training: one warning)
     last = ti if li is None else max(li, ti)
     width = len(header) if delimiter == "," else None  # (a headerless CSV file: rows of 2)
+    ahead = len(head) - skip  # (rows read already, for the layout: given together)
     for n, row in itertools.chain(head[skip:], rows):
         number = done + len(documents) + 1  # (the row's number among the data rows: predict's PATH:ROW)
         if len(row) <= last:
@@ -1144,7 +1151,8 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
             doc = row[ti]
         documents.append(cut_text(doc, max_bytes))
         labels.append(label)
-        if size is not None and len(documents) >= size:
+        ahead -= 1
+        if size is not None and (len(documents) >= size or (ready is not None and ahead <= 0 and not ready())):
             yield documents, (labels if li is not None else None)
             done += len(documents)
             documents, labels = [], []
@@ -1373,7 +1381,7 @@ def _utf8_start(data):
 
 
 def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, size=1000,
-              need_label=False, header_table=True, header=True, label_sets=False):
+              need_label=False, header_table=True, header=True, label_sets=False, progress=None):
     """:func:`read_rows` as it reads: ``(documents, labels)`` in lists of at most ``size``
     rows, the file (or the binary ``stream``, e.g. standard input; ``path`` then only
     names it) read as they are needed, so memory holds one list whatever the input's
@@ -1382,22 +1390,43 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
     it; a field may be of any length. Errors as :func:`read_rows`'s. ``need_label``: the
     rules of a training corpus (:func:`open_corpus`: every row labelled); ``header_table``,
     ``header``: as :func:`open_corpus`'s; ``label_sets``: a multi-label JSON Lines corpus,
-    each row's labels a tuple (:func:`textnb.io.jsonlines.label_set`)."""
+    each row's labels a tuple (:func:`textnb.io.jsonlines.label_set`). ``progress(done,
+    total)``: called with the bytes read and the input's size before each list is given,
+    when its size is known (a file, bytes in memory; not a pipe): the number of rows is
+    known only at the end. A pipe's or a terminal's list is given as soon as its next line
+    has not come (:class:`~textnb.io.files.PipeReader`), once the rows its layout is decided
+    on are read: what is read is answered while the input stalls, the rows and their order
+    the same."""
     path = os.fspath(path)
     close = stream is None
     if stream is None:
         stream = open_input(path)
+    if progress is not None:
+        chunks = iter_rows(path, stream=stream, label_column=label_column, text_column=text_column,
+                           max_bytes=max_bytes, size=size, need_label=need_label, header_table=header_table,
+                           header=header, label_sets=label_sets)
+        try:
+            yield from read_progress(chunks, stream, progress)
+        finally:
+            if close:
+                stream.close()
+        return
     old = csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
     try:
-        first = stream.read(_SNIFF)
-        first = json_head(first, _read_first(first, stream))  # (a first line that starts like an object: whole)
+        pipe = PipeReader.of(stream)  # (a pipe, a terminal: a list handed over when its next line has not come)
+        # (a first line that starts like an object: read whole, :func:`textnb.io.jsonlines.json_head`)
+        if pipe is not None:
+            first, raw_lines, ready = json_head(pipe.head(_SNIFF), pipe.head), pipe, pipe.line_ready
+        else:
+            first, ready = stream.read(_SNIFF), None
+            first = json_head(first, _read_first(first, stream))
+            raw_lines = io.BufferedReader(Prefixed(first, stream), buffer_size=_PEEK)
         if is_binary(first):
             raise binary_refusal(path, first, f"a TSV/CSV {'corpus' if need_label else 'file'}")
-        raw_lines = io.BufferedReader(Prefixed(first, stream), buffer_size=_PEEK)
         if is_json_lines(path, first):  # (one object a line: its fields the header)
             rows = json_rows(path, raw_lines, line_cap(max_bytes), decode_bytes)
             yield from _table_chunks(path, rows, None, label_column, text_column, max_bytes, need_label=need_label,
-                                     size=size, header_table=header_table, label_sets=label_sets)
+                                     size=size, header_table=header_table, label_sets=label_sets, ready=ready)
             return
         if label_sets:
             raise InputError(f"{path}: not JSON Lines: a multi-label corpus in one file is a fastText or JSON Lines file")
@@ -1416,13 +1445,31 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         quoting = csv_quoting(delimiter)
         reader = csv.reader(itertools.chain([head], lines), delimiter=delimiter, quoting=quoting, strict=True)
         yield from _table_chunks(path, checked_rows(path, reader, lines), delimiter, label_column, text_column, max_bytes,
-                                 need_label=need_label, size=size, header_table=header_table, header=header)
+                                 need_label=need_label, size=size, header_table=header_table, header=header,
+                                 ready=ready)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     finally:
         csv.field_size_limit(old)
         if close:
             stream.close()
+
+
+def read_progress(chunks, stream, progress):
+    """The items of ``chunks``, read from ``stream``, each after ``progress(bytes read,
+    size)`` (the position of ``stream``: its read-ahead counted) when the size of ``stream``
+    is known: a regular file's, or bytes in memory. A pipe's is not: no call. The progress of
+    a file whose number of rows or lines is unknown until its end (:func:`iter_rows`,
+    :func:`textnb.io.sources.line_chunks`)."""
+    try:
+        info = os.fstat(stream.fileno())
+        size = info.st_size if stat.S_ISREG(info.st_mode) else None
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        size = stream.getbuffer().nbytes if isinstance(stream, io.BytesIO) else None
+    for chunk in chunks:
+        if size is not None:
+            progress(min(stream.tell(), size), size)
+        yield chunk
 
 
 def documents_in_several_classes(corpus, limit=1000):

@@ -214,14 +214,15 @@ def fasttext_corpus(path, opts, stream=False, data=None):
                          stream=stream)
 
 
-def open_text_corpus(path, opts, test=True, stream=False, header_table=True, data=None):
+def open_text_corpus(path, opts, test=True, stream=False, header_table=True, data=None, progress=None):
     """The :class:`~textnb.io.corpus.Corpus` at ``path`` (a folder, a label + text file or a
     fastText file with one label per line); ``stream``: a TSV/CSV file's documents read
     again from it when iterated; ``header_table`` False: a TSV/CSV file is known to be a text
     corpus (a text model's test file), a first row that looks like a header is skipped
     (:func:`~textnb.io.corpus.open_corpus`); ``opts.no_header``: a TSV/CSV file has no header
     row (read as headerless ``label<TAB>text``, or NotATextCorpus). ``data``: the content of
-    ``path`` read already; a pipe (``/dev/stdin``) is read here else, once."""
+    ``path`` read already; a pipe (``/dev/stdin``) is read here else, once. ``progress``: the
+    bytes of a TSV/CSV or JSON Lines file read (:func:`~textnb.io.corpus.open_corpus`)."""
     if data is None:
         data = read_piped(path)
     path = input_name(path)  # (read: ``-`` is named stdin from here on)
@@ -233,7 +234,7 @@ def open_text_corpus(path, opts, test=True, stream=False, header_table=True, dat
         raise InputError(f"{path}: several --text-column options make a mixed table, not a text corpus")
     return open_corpus(path, label_column=opts.label_column, text_column=texts[0] if texts else None,
                        max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES, test=test, stream=stream,
-                       header_table=header_table, data=data, header=not opts.no_header)
+                       header_table=header_table, data=data, header=not opts.no_header, progress=progress)
 
 
 def _mixed_table(path, opts, data=None):
@@ -341,11 +342,12 @@ def is_table_input(path, opts, table_model=False):
     return not _label_and_text(opts.text_columns, header, opts, _json_lines(path))
 
 
-def load_input(path, opts, test=True, stream=False):
+def load_input(path, opts, test=True, stream=False, progress=None):
     """``("table", Table)`` for ARFF and attribute tables (mixed tables too),
     ``("multilabel", FastTextCorpus)`` for a fastText file with several labels on a line, else
     ``("text", Corpus)`` (``test=False``: without a split folder's test part; ``stream``: a
-    TSV/CSV corpus's documents read again from the file when iterated, for one pass). An
+    TSV/CSV corpus's documents read again from the file when iterated, for one pass;
+    ``progress``: the bytes of a TSV/CSV or JSON Lines corpus read, :func:`open_text_corpus`). An
     option of ``opts`` that what ``path`` is read as would leave unused is refused
     (:func:`refuse_unread_options`)."""
     path = os.fspath(path)
@@ -375,7 +377,7 @@ def load_input(path, opts, test=True, stream=False):
             with warnings.catch_warnings():
                 if opts.ignore:  # the user has named the columns to leave out: no word on those not read
                     warnings.simplefilter("ignore", DataWarning)
-                corpus = open_text_corpus(path, opts, test, stream, data=data)
+                corpus = open_text_corpus(path, opts, test, stream, data=data, progress=progress)
         except NotATextCorpus:
             corpus = None
         if corpus is not None and not ((opts.ignore or opts.numeric) and _read_as_table(path, opts, data)):

@@ -79,11 +79,12 @@ def reading(path, *, rows=False, label_prefix=None):
     return "lines" if as_fasttext(path, label_prefix, rows) else "rows" if as_rows(path, rows) else ""
 
 
-def row_chunks(path, max_bytes, stdin=None, header=True):
+def row_chunks(path, max_bytes, stdin=None, header=True, progress=None):
     """``(texts, labels)`` chunks of the rows of the TSV/CSV file ``path`` (``-``: ``stdin``),
     read as they come (:func:`textnb.io.corpus.iter_rows`: ``labels`` None without a label
     column); the rows are numbered from 1 in file order under the name ``input_name(path)``.
-    ``header`` False (``--no-header``): the first row is a row, as train reads such a file."""
+    ``header`` False (``--no-header``): the first row is a row, as train reads such a file.
+    ``progress(done, total)``: the bytes read of the file's size (none for a pipe)."""
     from textnb.io.corpus import iter_rows, stdin_stream
 
     stream = None
@@ -91,15 +92,26 @@ def row_chunks(path, max_bytes, stdin=None, header=True):
         stream = stdin_stream(stdin)
     else:
         check_file(path)
-    yield from iter_rows(input_name(path), stream=stream, max_bytes=max_bytes, header=header)
+    yield from iter_rows(input_name(path), stream=stream, max_bytes=max_bytes, header=header, progress=progress)
 
 
-def line_chunks(source, label_prefix, max_bytes, with_labels=False, stdin=None):
+#: the most lines a list of :func:`line_chunks` holds (those of
+#: :func:`textnb.io.fasttext.line_documents`)
+LINES_A_LIST = 1000
+
+
+def line_chunks(source, label_prefix, max_bytes, with_labels=False, stdin=None, progress=None):
     """The documents of ``source`` (a path, or ``-``: ``stdin``), one per line, in lists
     (:func:`textnb.io.fasttext.line_documents`; lines cut at ``max_bytes`` bytes, the words
-    of ``label_prefix`` left out); ``with_labels``: ``(texts, labels)`` pairs of lists."""
-    from textnb.io.corpus import open_input, stdin_stream
+    of ``label_prefix`` left out); ``with_labels``: ``(texts, labels)`` pairs of lists.
+    ``progress(done, total)``: the bytes read of the file's size (none for a pipe). A pipe's
+    or a terminal's list is given as soon as its next line has not come
+    (:class:`~textnb.io.files.PipeReader`: ``predict --lines -`` behind ``tail -f``), when
+    ``label_prefix`` is given (as predict gives it: the lines are then read alike in lists of
+    any length)."""
+    from textnb.io.corpus import open_input, read_progress, stdin_stream
     from textnb.io.fasttext import line_documents
+    from textnb.io.files import PipeReader
 
     name = input_name(source)
     if source == "-":
@@ -108,13 +120,38 @@ def line_chunks(source, label_prefix, max_bytes, with_labels=False, stdin=None):
         check_file(source)
         stream, close = open_input(source), True
     try:
-        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix, name=name,
-                                  with_labels=with_labels)
+        pipe = PipeReader.of(stream) if label_prefix is not None else None
+        if pipe is not None:  # (each line read as it comes, then listed: lists of any length read alike)
+            lines = line_documents(pipe, max_bytes=max_bytes, label_prefix=label_prefix, name=name,
+                                   with_labels=with_labels, size=1)
+            yield from _as_they_come(lines, pipe.line_ready, with_labels)
+            return
+        chunks = line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix, name=name,
+                                with_labels=with_labels, size=LINES_A_LIST)
+        yield from chunks if progress is None else read_progress(chunks, stream, progress)
     except OSError as exc:  # (a read that fails: named, as every reader names its input)
         raise InputError(f"{name}: cannot read ({exc.strerror or exc})") from None
     finally:
         if close:
             stream.close()
+
+
+def _as_they_come(lines, ready, with_labels):
+    """Lists of at most :data:`LINES_A_LIST` of ``lines`` (lists of one line each: texts, or
+    ``(texts, labels)`` pairs of lists with ``with_labels``), each given once it is full or
+    ``ready()`` says the next line has not come."""
+    texts, labels = [], []
+    for line in lines:
+        if with_labels:
+            texts += line[0]
+            labels += line[1]
+        else:
+            texts += line
+        if len(texts) >= LINES_A_LIST or not ready():
+            yield (texts, labels) if with_labels else texts
+            texts, labels = [], []
+    if texts:
+        yield (texts, labels) if with_labels else texts
 
 
 def document_batches(paths, max_bytes, on_binary, tick=None, size=1000, stdin=None, decode=True):
