@@ -322,3 +322,40 @@ def test_bag_of_words_featuresets_give_nltks_numbers(nltk, nltk_nb, name, style)
     with contextlib.redirect_stdout(theirs_out):
         theirs.show_most_informative_features(100)
     assert mine.getvalue() == theirs_out.getvalue()
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_label_and_feature_probdists_are_nltks(nltk, nltk_nb, name):
+    """``_label_probdist`` and ``_feature_probdist``, which tutorials read: NLTK's keys, samples
+    and probabilities (the same floats), for every (label, feature), values never seen included."""
+    from nltk.probability import ProbDistI
+
+    estimator = _lidstone if name == "_lidstone" else getattr(nltk.probability, name)
+    rng = random.Random(9)
+    train = _featuresets(_documents(rng, 80, [f"w{i}" for i in range(120)], ["pos", "neg", "mid"]), "bow", ())
+    train += [({"w1": "often", "len": 3, "w2": None}, "neg"), ({"len": 4}, "mid")]
+    ours, theirs = NaiveBayesClassifier.train(train, estimator=estimator), nltk_nb.train(train, estimator=estimator)
+    label_ours, label_theirs = ours._label_probdist, theirs._label_probdist
+    assert isinstance(label_ours, ProbDistI)
+    assert label_ours.samples() == list(label_theirs.samples()) == ours.labels()
+    assert label_ours.max() == label_theirs.max()
+    for label in ours.labels() + ["no such label"]:
+        assert label_ours.prob(label) == label_theirs.prob(label)
+    assert label_ours.discount() == label_theirs.discount()
+    dists_ours, dists_theirs = ours._feature_probdist, theirs._feature_probdist
+    assert len(dists_ours) == len(dists_theirs) and set(dists_ours) == set(dists_theirs)
+    for key, dist in dists_theirs.items():
+        mine = dists_ours[key]
+        assert isinstance(mine, ProbDistI) and key in dists_ours
+        assert set(mine.samples()) == set(dist.samples()), key
+        for value in list(dist.samples()) + [True, None, "often", 3, "never"]:
+            assert mine.prob(value) == dist.prob(value), (key, value)
+            if dist.prob(value) > 0:
+                assert mine.logprob(value) == dist.logprob(value), (key, value)
+            else:
+                assert mine.logprob(value) == -np.inf
+        assert mine.discount() == dist.discount()
+    for missing in [("pos", "no such feature"), ("no such label", "w1"), "w1", ("pos",)]:
+        assert missing not in dists_ours
+        with pytest.raises(KeyError):
+            dists_ours[missing]

@@ -51,6 +51,7 @@ and 6.5 (naive Bayes classifiers, the "most informative features" ratio).
 import math
 import sys
 from array import array
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -58,7 +59,7 @@ from textnb.core.attributes import Attribute
 from textnb.core.logspace import log_proba_from_jll
 from textnb.core.stats import CountTable
 
-__all__ = ["NaiveBayesClassifier", "ProbDist", "estimator_gamma"]
+__all__ = ["AdditiveProbDist", "NaiveBayesClassifier", "ProbDist", "estimator_gamma"]
 
 _LN2 = math.log(2.0)
 _NAMED = {"ele": 0.5, "expected-likelihood": 0.5, "laplace": 1.0, "mle": 0.0}
@@ -166,20 +167,71 @@ class ProbDist:
         return 0.0
 
     def generate(self, random_state=None):
-        """A label drawn from the distribution (``random_state``: None, int or Generator)."""
+        """A sample drawn from the distribution over :meth:`samples` (``random_state``: None,
+        int or Generator)."""
         rng = np.random.default_rng(random_state)
-        labels = list(self._log2)
-        p = np.array([self.prob(s) for s in labels])
-        return labels[int(rng.choice(len(labels), p=p / p.sum()))]
+        samples = list(self.samples())
+        p = np.array([self.prob(s) for s in samples])
+        return samples[int(rng.choice(len(samples), p=p / p.sum()))]
 
     def __repr__(self):
         return f"<ProbDist with {len(self._log2)} samples>"
 
 
+class AdditiveProbDist(ProbDist):
+    """``P(sample) = (c + γ) / (N + B γ)`` of counts, with the reading interface of NLTK's
+    ``LidstoneProbDist`` family (``ELEProbDist``, ``LaplaceProbDist``; ``MLEProbDist`` for
+    ``γ = 0``), the floats computed as NLTK computes them: what
+    :attr:`NaiveBayesClassifier._label_probdist` and ``_feature_probdist`` hold.
+
+    Parameters
+    ----------
+    counts : dict
+        Sample -> count, the samples with a count above 0 (:meth:`samples`), in order.
+    bins : int
+        ``B``, the number of possible samples (a sample not in ``counts`` has count 0).
+    gamma : float
+        ``γ``.
+    """
+
+    SUM_TO_ONE = False
+
+    def __init__(self, counts, bins, gamma):
+        self._counts = dict(counts)
+        self._bins, self._gamma = bins, float(gamma)
+        self._divisor = sum(self._counts.values()) + bins * self._gamma
+        if self._divisor == 0:  # no count and γ = 0: every probability 0 (NLTK's rule)
+            self._gamma, self._divisor = 0.0, 1.0
+
+    def prob(self, sample):
+        """``(c + γ) / (N + B γ)``, ``c`` the count of ``sample`` (0 for one not counted)."""
+        return (self._counts.get(sample, 0.0) + self._gamma) / self._divisor
+
+    def logprob(self, sample):
+        """``log2 P(sample)`` (as NLTK's ``ProbDistI`` computes it); ``-inf`` for probability 0."""
+        p = self.prob(sample)
+        return math.log(p, 2) if p > 0 else -math.inf
+
+    def max(self):
+        """The sample of the largest count (the first of them), as NLTK's ``FreqDist.max``."""
+        return max(self._counts, key=self._counts.get)
+
+    def samples(self):
+        """The samples with a count above 0, in order."""
+        return list(self._counts)
+
+    def discount(self):
+        """The probability mass moved to unseen samples, ``B γ / (N + B γ)``."""
+        return self._bins * self._gamma / self._divisor
+
+    def __repr__(self):
+        return f"<AdditiveProbDist based on {sum(self._counts.values()):g} samples>"
+
+
 def _register_with_nltk():
-    """Make :class:`ProbDist` a virtual subclass of NLTK's ``ProbDistI`` (an ABC), so that
-    ``isinstance(dist, ProbDistI)`` holds, once NLTK has been imported by someone (never
-    imported here for it)."""
+    """Make :class:`ProbDist` (and so :class:`AdditiveProbDist`) a virtual subclass of NLTK's
+    ``ProbDistI`` (an ABC), so that ``isinstance(dist, ProbDistI)`` holds, once NLTK has been
+    imported by someone (never imported here for it)."""
     module = sys.modules.get("nltk.probability")
     base = getattr(module, "ProbDistI", None)
     if base is not None and not issubclass(ProbDist, base):
@@ -194,6 +246,36 @@ def _feature_items(featureset):
         raise TypeError(f"a featureset must be a dict of feature name -> value; got "
                         f"{type(featureset).__name__} {featureset!r:.60}")
     return items()
+
+
+class _FeatureProbDists(Mapping):
+    """:attr:`NaiveBayesClassifier._feature_probdist`: ``(label, fname) -> AdditiveProbDist``
+    of the value counts of feature ``fname`` in ``label`` (its samples: the values counted
+    there, in the feature's value order; ``B``: the feature's number of values), read from the
+    classifier's model when asked for."""
+
+    def __init__(self, classifier):
+        self._classifier = classifier
+        self._label_index = {label: ci for ci, label in enumerate(classifier._labels)}
+
+    def __getitem__(self, key):
+        try:
+            label, name = key
+        except (TypeError, ValueError):
+            raise KeyError(key) from None
+        ci, entry = self._label_index.get(label), self._classifier._features.get(name)
+        if ci is None or entry is None:
+            raise KeyError(key)
+        j, values = entry
+        counts = self._classifier._block(j)[ci].tolist()
+        return AdditiveProbDist(((v, c) for v, c in zip(values, counts) if c > 0), len(values),
+                                self._classifier._gamma)
+
+    def __iter__(self):
+        return ((label, name) for label in self._label_index for name in self._classifier._features)
+
+    def __len__(self):
+        return len(self._label_index) * len(self._classifier._features)
 
 
 class NaiveBayesClassifier:
@@ -217,6 +299,10 @@ class NaiveBayesClassifier:
     ----------
     model_ : TabularNB
         The fitted tabular engine.
+    _label_probdist, _feature_probdist : AdditiveProbDist, mapping
+        NLTK's classifier's own attributes, which tutorials read: ``P(label)``, and a
+        read-only mapping ``(label, fname) -> P(fname = value | label)`` (read-only
+        properties computed from ``model_``).
 
     Examples
     --------
@@ -319,6 +405,21 @@ class NaiveBayesClassifier:
     def labels(self):
         """The labels, in order of first appearance in the training data."""
         return list(self._labels)
+
+    @property
+    def _label_probdist(self):
+        """``P(label)`` as NLTK's classifier holds it (tutorials read it): the estimator over
+        the label counts, an :class:`AdditiveProbDist` whose samples are the labels."""
+        _register_with_nltk()
+        return AdditiveProbDist(zip(self._labels, self.model_.class_count_.tolist()), len(self._labels), self._gamma)
+
+    @property
+    def _feature_probdist(self):
+        """``P(fname = fval | label)`` as NLTK's classifier holds it (tutorials read it): a
+        read-only mapping ``(label, fname) -> AdditiveProbDist`` over the feature's values,
+        for every label and feature (label by label), each made when it is read."""
+        _register_with_nltk()
+        return _FeatureProbDists(self)
 
     def classify(self, featureset):
         """The most probable label of one feature dict."""
