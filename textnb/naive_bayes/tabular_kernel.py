@@ -412,13 +412,28 @@ def merged_attributes(mine, theirs, kind):
     return (tuple(attributes) if isinstance(mine, tuple) else attributes), values
 
 
+def _canonical_order(rows, columns, n_columns):
+    """The permutation that puts cells in canonical order, row then column (cells at the same
+    place keep their order, as ``np.lexsort((columns, rows))`` orders them), or None when they
+    are in it already (a check of one pass: NLTK's feature dicts built alike come so)."""
+    rows, columns = np.asarray(rows, dtype=np.int64), np.asarray(columns, dtype=np.int64)
+    if rows.size and (int(rows.max()) + 1) * max(int(n_columns), 1) >= 2**62:
+        return np.lexsort((columns, rows))  # (a key that would not fit in int64)
+    key = rows * n_columns + columns
+    if bool(np.all(key[1:] >= key[:-1])):
+        return None
+    return np.argsort(key, kind="stable")
+
+
 def _cells_dot(rows, columns, values, shape, weights):
     """``M @ weights.T``, ``M`` the CSR matrix of ``shape`` with the cells ``(rows, columns,
     values)``, taken in canonical order (row, then column) and multiplied by scipy.sparse's own
     kernels (:class:`textnb.core.csr.CSR`): the floats of the scipy product, without scipy."""
-    order = np.lexsort((columns, rows))
+    order = _canonical_order(rows, columns, shape[1])
+    if order is not None:
+        rows, columns, values = rows[order], columns[order], values[order]
     indptr = row_pointers(np.bincount(rows, minlength=shape[0]))
-    return CSR((values[order], columns[order], indptr), shape) @ weights.T
+    return CSR((values, columns, indptr), shape) @ weights.T
 
 
 class TabularKernel(TableKernel):
@@ -806,13 +821,22 @@ class TabularKernel(TableKernel):
 
         ``rows`` are the cells' rows, ``columns`` their columns of ``feature_log_prob_`` (the
         attribute's block offset plus the value code). The floats are those of the dense
-        table's: the class prior plus the same product, the cells in row, then column order;
-        each cell reads its own column of ``feature_log_prob_``, nothing else is read."""
-        order = np.lexsort((columns, rows))
-        weights = self.feature_log_prob_[:, np.asarray(columns)[order]]  # cell k: column k
+        table's: the class prior plus the same product, the cells in row, then column order.
+        Only the columns the cells name are read: fewer cells than columns each read their
+        own, more read the columns named once each."""
+        flp = self.feature_log_prob_
+        rows, columns = np.asarray(rows, dtype=np.intp), np.asarray(columns, dtype=np.intp)
+        order = _canonical_order(rows, columns, flp.shape[1])
+        if order is not None:
+            rows, columns = rows[order], columns[order]
+        if columns.size <= flp.shape[1]:
+            local, weights = np.arange(columns.size), flp[:, columns]
+        else:
+            named = np.zeros(flp.shape[1], dtype=bool)
+            named[columns] = True
+            local, weights = (np.cumsum(named) - 1)[columns], flp[:, named]
         jll = np.tile(self.class_log_prior_, (n_rows, 1))
-        jll += _cells_dot(np.asarray(rows)[order], np.arange(order.size), np.ones(order.size), (n_rows, order.size),
-                          weights)
+        jll += _cells_dot(rows, local, np.ones(columns.size), (n_rows, weights.shape[1]), weights)
         return jll
 
     def _one_hot_cells(self, X, uncertain=True):
