@@ -449,9 +449,11 @@ class NaiveBayesClassifier:
         if not featuresets:
             return np.empty((0, n_labels))
         model, gamma, features, starts = self.model_, self._gamma, self._features, self._starts
-        rows, cols = [], []  # a known value: its row and its column of the model's counts
+        cols = array("q")  # each known value: its column of the model's counts
+        sizes = array("q")  # each featureset: its number of known values
         unseen = []  # (row, feature column) of values the feature never took in training
         for i, featureset in enumerate(featuresets):
+            before = len(cols)
             for name, value in _feature_items(featureset):
                 entry = features.get(name)
                 if entry is None:
@@ -461,9 +463,10 @@ class NaiveBayesClassifier:
                 if code is None:
                     unseen.append((i, j))
                 else:
-                    rows.append(i)
                     cols.append(starts[j] + code)
-        rows, cols = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
+            sizes.append(len(cols) - before)
+        rows = np.repeat(np.arange(len(featuresets)), np.frombuffer(sizes, dtype=np.int64))
+        cols = np.frombuffer(cols, dtype=np.int64).astype(np.intp)
         jll = model._joint_log_likelihood_of_cells(rows, cols, len(featuresets))
         if unseen:
             r, j = np.array(unseen).T
