@@ -381,7 +381,11 @@ class NaiveBayesClassifier:
         if features:
             # a feature missing from a training featureset has the value None (NLTK's rule): in
             # each label, as many as the label's featuresets less those that have the feature
-            present = np.bincount(y[rows] * width + column, minlength=n_labels * width).reshape(n_labels, width)
+            key = y[rows]
+            key *= width
+            key += column  # (in place: the pairs' arrays are the training's memory)
+            present = np.bincount(key, minlength=n_labels * width).reshape(n_labels, width)
+            del key
             missing = np.bincount(y, minlength=n_labels)[:, None] - present
             absent = np.flatnonzero(missing.any(axis=0))
             blocks = [values for _, values in features.values()]
@@ -395,7 +399,10 @@ class NaiveBayesClassifier:
             absent = none = np.zeros(0, dtype=np.int64)
             missing = np.zeros((n_labels, 0))
         offsets = np.concatenate([[0], np.cumsum([len(a.values) for a in atts])]).astype(np.int64)
-        table = CountTable(n_labels, int(offsets[-1])).add_cells(rows, offsets[column] + code, None, y)
+        cells = offsets[column]
+        cells += code
+        del column, code, pair_column, pair_code  # (freed before the count's own arrays)
+        table = CountTable(n_labels, int(offsets[-1])).add_cells(rows, cells, None, y)
         table.feature_count[:, offsets[absent] + none] += missing[:, absent]
         model = TabularNB(attributes=atts, nominal="additive", alpha=gamma).fit_counts(
             np.arange(n_labels), table.class_count, table.feature_count)
