@@ -268,3 +268,94 @@ def test_classifying_one_featureset_at_a_time_walks_the_attributes_once(monkeypa
         assert [one.prob(label) for label in "abc"] == pytest.approx([dist.prob(label) for label in "abc"], abs=1e-12)
         assert ours.classify(fs) == dist.max()
     assert len(calls) == 0  # (computed when the model was fitted and first used)
+
+
+def _documents(rng, n, words, labels):
+    """``(words, label)`` of ``n`` documents: 3 to 30 words drawn with Zipf-like frequencies,
+    each label favouring its own part of the vocabulary."""
+    docs = []
+    for _ in range(n):
+        label = rng.choice(labels)
+        shift = labels.index(label) * len(words) // (2 * len(labels))
+        ranks = [min(int(rng.paretovariate(0.8)) - 1, len(words) - 1) for _ in range(rng.randint(3, 30))]
+        docs.append(([words[(r + shift) % len(words)] for r in ranks], label))
+    return docs
+
+
+def _featuresets(docs, style, top):
+    """NLTK's two document feature styles: the words present (``bow``), or the NLTK book's
+    ``contains(w)``, True or False, for each of the ``top`` words."""
+    if style == "bow":
+        return [({w: True for w in words}, label) for words, label in docs]
+    return [({f"contains({w})": w in set(words) for w in top}, label) for words, label in docs]
+
+
+@pytest.mark.parametrize("style", ["bow", "contains"])
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_bag_of_words_featuresets_give_nltks_numbers(nltk, nltk_nb, name, style):
+    """The feature dicts of NLTK's document classification (the words present, or the book's
+    ``contains(w)`` of the most frequent words): NLTK's probabilities, decisions, informative
+    features and their printout, with words never seen and ``False`` values in the queries."""
+    estimator = _lidstone if name == "_lidstone" else getattr(nltk.probability, name)
+    rng = random.Random(8)
+    words = [f"w{i}" for i in range(800)]
+    docs = _documents(rng, 240, words, ["pos", "neg", "mid"])
+    top = words[:150]
+    train = _featuresets(docs[:160], style, top)
+    test = [fs for fs, _ in _featuresets(docs[160:], style, top)]
+    test += [{"never-seen": True}, {}, {words[0]: False, words[1]: True}, {"contains(w0)": "maybe"}]
+    ours, theirs = NaiveBayesClassifier.train(train, estimator=estimator), nltk_nb.train(train, estimator=estimator)
+    labels = theirs.labels()
+    assert ours.labels() == labels
+    decided = 0
+    for fs, p_ours, p_theirs in zip(test, ours.prob_classify_many(test), theirs.prob_classify_many(test)):
+        probs = [p_theirs.prob(label) for label in labels]
+        assert [p_ours.prob(label) for label in labels] == pytest.approx(probs, abs=1e-12), fs
+        top2 = sorted(probs)[-2:]
+        if top2[1] - top2[0] > 1e-9:
+            assert ours.classify(fs) == theirs.classify(fs)
+            decided += 1
+    assert decided > len(test) // 2
+    assert ours.most_informative_features(10**6) == theirs.most_informative_features(10**6)
+    mine, theirs_out = io.StringIO(), io.StringIO()
+    ours.show_most_informative_features(100, file=mine)
+    with contextlib.redirect_stdout(theirs_out):
+        theirs.show_most_informative_features(100)
+    assert mine.getvalue() == theirs_out.getvalue()
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_label_and_feature_probdists_are_nltks(nltk, nltk_nb, name):
+    """``_label_probdist`` and ``_feature_probdist``, which tutorials read: NLTK's keys, samples
+    and probabilities (the same floats), for every (label, feature), values never seen included."""
+    from nltk.probability import ProbDistI
+
+    estimator = _lidstone if name == "_lidstone" else getattr(nltk.probability, name)
+    rng = random.Random(9)
+    train = _featuresets(_documents(rng, 80, [f"w{i}" for i in range(120)], ["pos", "neg", "mid"]), "bow", ())
+    train += [({"w1": "often", "len": 3, "w2": None}, "neg"), ({"len": 4}, "mid")]
+    ours, theirs = NaiveBayesClassifier.train(train, estimator=estimator), nltk_nb.train(train, estimator=estimator)
+    label_ours, label_theirs = ours._label_probdist, theirs._label_probdist
+    assert isinstance(label_ours, ProbDistI)
+    assert label_ours.samples() == list(label_theirs.samples()) == ours.labels()
+    assert label_ours.max() == label_theirs.max()
+    for label in ours.labels() + ["no such label"]:
+        assert label_ours.prob(label) == label_theirs.prob(label)
+    assert label_ours.discount() == label_theirs.discount()
+    dists_ours, dists_theirs = ours._feature_probdist, theirs._feature_probdist
+    assert len(dists_ours) == len(dists_theirs) and set(dists_ours) == set(dists_theirs)
+    for key, dist in dists_theirs.items():
+        mine = dists_ours[key]
+        assert isinstance(mine, ProbDistI) and key in dists_ours
+        assert set(mine.samples()) == set(dist.samples()), key
+        for value in list(dist.samples()) + [True, None, "often", 3, "never"]:
+            assert mine.prob(value) == dist.prob(value), (key, value)
+            if dist.prob(value) > 0:
+                assert mine.logprob(value) == dist.logprob(value), (key, value)
+            else:
+                assert mine.logprob(value) == -np.inf
+        assert mine.discount() == dist.discount()
+    for missing in [("pos", "no such feature"), ("no such label", "w1"), "w1", ("pos",)]:
+        assert missing not in dists_ours
+        with pytest.raises(KeyError):
+            dists_ours[missing]

@@ -217,3 +217,64 @@ def test_one_hot_cells_name_a_bad_code():
     X[4, 0] = 7.0
     with pytest.raises(ValueError, match=r"column 0 \('colour'\) is nominal with 3 values; cell .*7"):
         model._one_hot_cells(X)
+
+
+def _nominal_table(seed=0, n=120):
+    """A table of nominal attributes of 1 to 5 values, with missing cells."""
+    rng = np.random.default_rng(seed)
+    atts = tuple(Attribute(f"a{j}", "nominal", [f"v{k}" for k in range(k_j)])
+                 for j, k_j in enumerate([3, 1, 5, 2, 4, 2]))
+    X = np.column_stack([rng.integers(0, len(a.values), n) for a in atts]).astype(float)
+    X[rng.uniform(0, 1, X.shape) < 0.2] = np.nan
+    return atts, X, rng.choice(["x", "y", "z"], n)
+
+
+@pytest.mark.parametrize("params", [{}, {"alpha": 0.0}, {"alpha": 0.5}, {"nominal": "m-estimate", "m": 3.0},
+                                    {"nominal": "eq4"}, {"class_prior": [0.2, 0.3, 0.5]}])
+@pytest.mark.parametrize("cls", [TabularNB, TabularKernel])
+def test_fit_counts_is_fit_on_a_nominal_table(params, cls):
+    """``fit_counts`` of the sums ``fit`` takes is the model ``fit`` makes: the same state and
+    scores, float for float (NLTK's feature dicts are counted sparsely and fitted so)."""
+    atts, X, y = _nominal_table()
+    w = np.linspace(0.5, 2.0, len(y))
+    fitted = cls(attributes=atts, **params).fit(X, y, sample_weight=w)
+    counted = cls(attributes=atts, **params).fit_counts(fitted.classes_, fitted.class_count_, fitted.feature_count_)
+    state, expected = counted._get_state(), fitted._get_state()
+    assert state.keys() == expected.keys()
+    for name, value in expected.items():
+        assert repr(state[name]) == repr(value), name
+    assert np.array_equal(counted.predict_log_proba(X), fitted.predict_log_proba(X))
+    assert np.array_equal(counted.feature_log_prob_, fitted.feature_log_prob_)
+
+
+def test_fit_counts_refuses_what_it_cannot_fit_and_keeps_the_model():
+    atts, X, y = _nominal_table()
+    fitted = TabularNB(attributes=atts).fit(X, y)
+    with pytest.raises(ValueError, match="have shapes"):
+        TabularNB(attributes=atts).fit_counts(fitted.classes_, fitted.class_count_, fitted.feature_count_[:, 1:])
+    with pytest.raises(ValueError, match="all nominal"):
+        TabularNB(attributes=atts + (Attribute("n", "numeric", []),)).fit_counts(
+            fitted.classes_, fitted.class_count_, fitted.feature_count_)
+    with pytest.raises(ValueError, match="all nominal"):
+        TabularNB().fit_counts(fitted.classes_, fitted.class_count_, fitted.feature_count_)
+    model = TabularKernel(attributes=atts)
+    with pytest.raises(ValueError):
+        model.fit_counts(fitted.classes_, fitted.class_count_[:2], fitted.feature_count_)
+    assert not hasattr(model, "classes_")  # (all or nothing: still unfitted)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.5])
+def test_joint_log_likelihood_of_cells_is_the_dense_tables(alpha):
+    """The joint log likelihood of rows given by their known nominal cells, in any order (and
+    in canonical order), is that of the dense table with the other cells missing, float for
+    float: with more cells than columns (each column read once) and fewer (each cell its own)."""
+    atts, X, y = _nominal_table(seed=3, n=200)
+    model = TabularKernel(attributes=atts, alpha=alpha).fit(X, y)
+    for rows in (X, X[:2]):
+        r, c, _, _ = model._one_hot_cells(rows, uncertain=False)
+        dense = model._joint_log_likelihood(rows)
+        for order in (np.random.default_rng(0).permutation(r.size), np.lexsort((c, r))):
+            ours = model._joint_log_likelihood_of_cells(r[order], c[order], len(rows))
+            assert np.array_equal(ours.view(np.int64), dense.view(np.int64))
+    empty = model._joint_log_likelihood_of_cells(np.zeros(0, np.intp), np.zeros(0, np.intp), 2)
+    assert np.array_equal(empty, np.tile(model.class_log_prior_, (2, 1)))

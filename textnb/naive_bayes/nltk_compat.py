@@ -22,12 +22,22 @@ feature took in training, in order of first appearance), fitted with
   when that is every label, the posterior is uniform (NLTK's ``-1e300`` stand-in for
   ``log 0`` has the same effect).
 
+Training and classifying cost the (feature, value) pairs the featuresets hold, as NLTK's
+own implementation: :meth:`NaiveBayesClassifier.train` counts each pair in its label, and a
+feature's ``None`` in a label as the label's featuresets less those that have the feature,
+then fits the engine from these counts
+(:meth:`~textnb.naive_bayes.tabular_kernel.TabularKernel.fit_counts`); classifying adds the
+log probabilities of the pairs given to the log prior, read from the engine's table. A bag
+of words (``{w: True for w in words}``, NLTK's most common feature style) over tens of
+thousands of distinct words costs what its words cost.
+
 Feature values may be any hashable objects, labels too (``most_informative_features``
 and ``show_most_informative_features`` sort feature names, values and labels as NLTK
 does, so there they must be comparable, as in NLTK).
 
 NLTK itself is not imported unless an NLTK estimator class is passed (importing NLTK
-takes seconds), and it is an optional dependency (``pip install 'textnb[nltk]'``): every
+takes seconds), nor is scikit-learn before a classifier is trained (the engine is a
+scikit-learn estimator), and NLTK is an optional dependency (``pip install 'textnb[nltk]'``): every
 estimator given by name or number works without it; :meth:`NaiveBayesClassifier.prob_classify` returns a :class:`ProbDist`
 with NLTK's ``ProbDistI`` reading interface (``prob``, ``logprob`` in base 2 as NLTK's,
 ``max``, ``samples``).
@@ -40,14 +50,16 @@ and 6.5 (naive Bayes classifiers, the "most informative features" ratio).
 
 import math
 import sys
+from array import array
+from collections.abc import Mapping
 
 import numpy as np
 
 from textnb.core.attributes import Attribute
 from textnb.core.logspace import log_proba_from_jll
-from textnb.naive_bayes.tabular import TabularNB
+from textnb.core.stats import CountTable
 
-__all__ = ["NaiveBayesClassifier", "ProbDist", "estimator_gamma"]
+__all__ = ["AdditiveProbDist", "NaiveBayesClassifier", "ProbDist", "estimator_gamma"]
 
 _LN2 = math.log(2.0)
 _NAMED = {"ele": 0.5, "expected-likelihood": 0.5, "laplace": 1.0, "mle": 0.0}
@@ -155,20 +167,71 @@ class ProbDist:
         return 0.0
 
     def generate(self, random_state=None):
-        """A label drawn from the distribution (``random_state``: None, int or Generator)."""
+        """A sample drawn from the distribution over :meth:`samples` (``random_state``: None,
+        int or Generator)."""
         rng = np.random.default_rng(random_state)
-        labels = list(self._log2)
-        p = np.array([self.prob(s) for s in labels])
-        return labels[int(rng.choice(len(labels), p=p / p.sum()))]
+        samples = list(self.samples())
+        p = np.array([self.prob(s) for s in samples])
+        return samples[int(rng.choice(len(samples), p=p / p.sum()))]
 
     def __repr__(self):
         return f"<ProbDist with {len(self._log2)} samples>"
 
 
+class AdditiveProbDist(ProbDist):
+    """``P(sample) = (c + γ) / (N + B γ)`` of counts, with the reading interface of NLTK's
+    ``LidstoneProbDist`` family (``ELEProbDist``, ``LaplaceProbDist``; ``MLEProbDist`` for
+    ``γ = 0``), the floats computed as NLTK computes them: what
+    :attr:`NaiveBayesClassifier._label_probdist` and ``_feature_probdist`` hold.
+
+    Parameters
+    ----------
+    counts : dict
+        Sample -> count, the samples with a count above 0 (:meth:`samples`), in order.
+    bins : int
+        ``B``, the number of possible samples (a sample not in ``counts`` has count 0).
+    gamma : float
+        ``γ``.
+    """
+
+    SUM_TO_ONE = False
+
+    def __init__(self, counts, bins, gamma):
+        self._counts = dict(counts)
+        self._bins, self._gamma = bins, float(gamma)
+        self._divisor = sum(self._counts.values()) + bins * self._gamma
+        if self._divisor == 0:  # no count and γ = 0: every probability 0 (NLTK's rule)
+            self._gamma, self._divisor = 0.0, 1.0
+
+    def prob(self, sample):
+        """``(c + γ) / (N + B γ)``, ``c`` the count of ``sample`` (0 for one not counted)."""
+        return (self._counts.get(sample, 0.0) + self._gamma) / self._divisor
+
+    def logprob(self, sample):
+        """``log2 P(sample)`` (as NLTK's ``ProbDistI`` computes it); ``-inf`` for probability 0."""
+        p = self.prob(sample)
+        return math.log(p, 2) if p > 0 else -math.inf
+
+    def max(self):
+        """The sample of the largest count (the first of them), as NLTK's ``FreqDist.max``."""
+        return max(self._counts, key=self._counts.get)
+
+    def samples(self):
+        """The samples with a count above 0, in order."""
+        return list(self._counts)
+
+    def discount(self):
+        """The probability mass moved to unseen samples, ``B γ / (N + B γ)``."""
+        return self._bins * self._gamma / self._divisor
+
+    def __repr__(self):
+        return f"<AdditiveProbDist based on {sum(self._counts.values()):g} samples>"
+
+
 def _register_with_nltk():
-    """Make :class:`ProbDist` a virtual subclass of NLTK's ``ProbDistI`` (an ABC), so that
-    ``isinstance(dist, ProbDistI)`` holds, once NLTK has been imported by someone (never
-    imported here for it)."""
+    """Make :class:`ProbDist` (and so :class:`AdditiveProbDist`) a virtual subclass of NLTK's
+    ``ProbDistI`` (an ABC), so that ``isinstance(dist, ProbDistI)`` holds, once NLTK has been
+    imported by someone (never imported here for it)."""
     module = sys.modules.get("nltk.probability")
     base = getattr(module, "ProbDistI", None)
     if base is not None and not issubclass(ProbDist, base):
@@ -183,6 +246,36 @@ def _feature_items(featureset):
         raise TypeError(f"a featureset must be a dict of feature name -> value; got "
                         f"{type(featureset).__name__} {featureset!r:.60}")
     return items()
+
+
+class _FeatureProbDists(Mapping):
+    """:attr:`NaiveBayesClassifier._feature_probdist`: ``(label, fname) -> AdditiveProbDist``
+    of the value counts of feature ``fname`` in ``label`` (its samples: the values counted
+    there, in the feature's value order; ``B``: the feature's number of values), read from the
+    classifier's model when asked for."""
+
+    def __init__(self, classifier):
+        self._classifier = classifier
+        self._label_index = {label: ci for ci, label in enumerate(classifier._labels)}
+
+    def __getitem__(self, key):
+        try:
+            label, name = key
+        except (TypeError, ValueError):
+            raise KeyError(key) from None
+        ci, entry = self._label_index.get(label), self._classifier._features.get(name)
+        if ci is None or entry is None:
+            raise KeyError(key)
+        j, values = entry
+        counts = self._classifier._block(j)[ci].tolist()
+        return AdditiveProbDist(((v, c) for v, c in zip(values, counts) if c > 0), len(values),
+                                self._classifier._gamma)
+
+    def __iter__(self):
+        return ((label, name) for label in self._label_index for name in self._classifier._features)
+
+    def __len__(self):
+        return len(self._label_index) * len(self._classifier._features)
 
 
 class NaiveBayesClassifier:
@@ -206,6 +299,10 @@ class NaiveBayesClassifier:
     ----------
     model_ : TabularNB
         The fitted tabular engine.
+    _label_probdist, _feature_probdist : AdditiveProbDist, mapping
+        NLTK's classifier's own attributes, which tutorials read: ``P(label)``, and a
+        read-only mapping ``(label, fname) -> P(fname = value | label)`` (read-only
+        properties computed from ``model_``).
 
     Examples
     --------
@@ -224,15 +321,19 @@ class NaiveBayesClassifier:
         self._labels = list(labels)
         self._features = dict(features)
         self._gamma = float(gamma)
-        self._names = [None] * len(self._features)
-        for name, (j, _) in self._features.items():
-            self._names[j] = name
         self._offsets = np.concatenate([[0], np.cumsum(model.n_values_)]).astype(np.intp)
+        self._starts = self._offsets.tolist()  # (read per feature when classifying)
 
     # -- training ------------------------------------------------------------------------
     @classmethod
     def train(cls, labeled_featuresets, estimator=None):
         """Train on ``(featureset, label)`` pairs, as ``nltk.classify.NaiveBayesClassifier.train``.
+
+        As NLTK's, at the cost of the (feature, value) pairs the featuresets hold: each pair
+        is counted in its label, and a feature's ``None`` count in a label is the label's
+        featuresets less those that have the feature; the model is fitted from these counts
+        (:meth:`TabularNB.fit_counts <textnb.naive_bayes.tabular_kernel.TabularKernel.fit_counts>`),
+        never from a table of featuresets x features.
 
         Parameters
         ----------
@@ -245,10 +346,13 @@ class NaiveBayesClassifier:
         -------
         NaiveBayesClassifier
         """
+        from textnb.naive_bayes.tabular import TabularNB  # scikit-learn: not imported with textnb.nltk
+
         gamma = estimator_gamma(estimator)
         labels, label_index = [], {}
-        features = {}  # name -> (column, {value: code})
-        rows, y = [], []
+        features = {}  # name -> (column, {value: code}), values in order of first appearance
+        y, sizes = [], array("q")
+        pair_column, pair_code = array("q"), array("q")  # each (name, value) pair of each featureset
         for item in labeled_featuresets:
             try:
                 featureset, label = item
@@ -258,42 +362,71 @@ class NaiveBayesClassifier:
                 label_index[label] = len(labels)
                 labels.append(label)
             y.append(label_index[label])
-            row = []
+            before = len(pair_column)
             for name, value in _feature_items(featureset):
-                if name not in features:
-                    features[name] = (len(features), {})
-                j, values = features[name]
-                code = values.setdefault(value, len(values))
-                row.append((j, code))
-            rows.append(row)
-        if not rows:
+                entry = features.get(name)
+                if entry is None:
+                    entry = features[name] = (len(features), {})
+                j, values = entry
+                pair_column.append(j)
+                pair_code.append(values.setdefault(value, len(values)))
+            sizes.append(len(pair_column) - before)
+        if not y:
             raise ValueError("labeled_featuresets is empty: nothing to train on")
-        n, width = len(rows), max(len(features), 1)
-        X = np.full((n, width), np.nan)
-        for i, row in enumerate(rows):
-            for j, code in row:
-                X[i, j] = code
-        # a feature missing from a training featureset has the value None (NLTK's rule)
-        for name, (j, values) in features.items():
-            missing = np.isnan(X[:, j])
-            if missing.any():
-                X[missing, j] = values.setdefault(None, len(values))
-        if not features:
-            # no feature at all: one constant column (P = 1 in every class) keeps the engine's
-            # input two-dimensional and leaves the prior alone
-            X[:, 0] = 0.0
-            atts = [Attribute("(none)", "nominal", ["(none)"])]
+        y = np.asarray(y, dtype=np.intp)
+        rows = np.repeat(np.arange(y.size), np.frombuffer(sizes, dtype=np.int64))
+        column = np.frombuffer(pair_column, dtype=np.int64)
+        code = np.frombuffer(pair_code, dtype=np.int64)
+        n_labels, width = len(labels), len(features)
+        if features:
+            # a feature missing from a training featureset has the value None (NLTK's rule): in
+            # each label, as many as the label's featuresets less those that have the feature
+            key = y[rows]
+            key *= width
+            key += column  # (in place: the pairs' arrays are the training's memory)
+            present = np.bincount(key, minlength=n_labels * width).reshape(n_labels, width)
+            del key
+            missing = np.bincount(y, minlength=n_labels)[:, None] - present
+            absent = np.flatnonzero(missing.any(axis=0))
+            blocks = [values for _, values in features.values()]
+            none = np.array([blocks[j].setdefault(None, len(blocks[j])) for j in absent], dtype=np.int64)
+            atts = [Attribute(repr(name), "nominal", [repr(v) for v in values]) for name, values in zip(features, blocks)]
         else:
-            atts = [None] * len(features)
-            for name, (j, values) in features.items():
-                atts[j] = Attribute(repr(name), "nominal", [repr(v) for v in values])
-        model = TabularNB(attributes=atts, nominal="additive", alpha=gamma).fit(X, np.asarray(y))
+            # no feature at all: one constant attribute (P = 1 in every class) that every
+            # featureset has, which leaves the prior alone
+            atts = [Attribute("(none)", "nominal", ["(none)"])]
+            rows, column, code = np.arange(y.size), np.zeros(y.size, dtype=np.int64), np.zeros(y.size, dtype=np.int64)
+            absent = none = np.zeros(0, dtype=np.int64)
+            missing = np.zeros((n_labels, 0))
+        offsets = np.concatenate([[0], np.cumsum([len(a.values) for a in atts])]).astype(np.int64)
+        cells = offsets[column]
+        cells += code
+        del column, code, pair_column, pair_code  # (freed before the count's own arrays)
+        table = CountTable(n_labels, int(offsets[-1])).add_cells(rows, cells, None, y)
+        table.feature_count[:, offsets[absent] + none] += missing[:, absent]
+        model = TabularNB(attributes=atts, nominal="additive", alpha=gamma).fit_counts(
+            np.arange(n_labels), table.class_count, table.feature_count)
         return cls(model, labels, features, gamma)
 
     # -- the ClassifierI interface -----------------------------------------------------------
     def labels(self):
         """The labels, in order of first appearance in the training data."""
         return list(self._labels)
+
+    @property
+    def _label_probdist(self):
+        """``P(label)`` as NLTK's classifier holds it (tutorials read it): the estimator over
+        the label counts, an :class:`AdditiveProbDist` whose samples are the labels."""
+        _register_with_nltk()
+        return AdditiveProbDist(zip(self._labels, self.model_.class_count_.tolist()), len(self._labels), self._gamma)
+
+    @property
+    def _feature_probdist(self):
+        """``P(fname = fval | label)`` as NLTK's classifier holds it (tutorials read it): a
+        read-only mapping ``(label, fname) -> AdditiveProbDist`` over the feature's values,
+        for every label and feature (label by label), each made when it is read."""
+        _register_with_nltk()
+        return _FeatureProbDists(self)
 
     def classify(self, featureset):
         """The most probable label of one feature dict."""
@@ -314,49 +447,49 @@ class NaiveBayesClassifier:
         return [ProbDist(zip(self._labels, (row / _LN2).tolist())) for row in log_post]
 
     def _log_posterior(self, featuresets):
-        """Natural-log posteriors, shape (n, n_labels), columns in label order."""
+        """Natural-log posteriors, shape (n, n_labels), columns in label order: the log prior
+        plus, for each known feature of a featureset, ``log P(value | label)`` read from the
+        model's table (:meth:`TabularKernel._joint_log_likelihood_of_cells
+        <textnb.naive_bayes.tabular_kernel.TabularKernel._joint_log_likelihood_of_cells>`:
+        the cost of the featuresets' pairs, not of every feature)."""
         n_labels = len(self._labels)
         if not featuresets:
             return np.empty((0, n_labels))
-        model, gamma = self.model_, self._gamma
-        X = np.full((len(featuresets), model.n_features_in_), np.nan)
-        unseen = []  # (row, column) of values the feature never took in training
-        if self._features:
-            for i, featureset in enumerate(featuresets):
-                for name, value in _feature_items(featureset):
-                    entry = self._features.get(name)
-                    if entry is None:
-                        continue  # a feature never seen in training is ignored (NLTK)
-                    j, values = entry
-                    code = values.get(value)
-                    if code is None:
-                        unseen.append((i, j))
-                    else:
-                        X[i, j] = code
-        else:
-            X[:, 0] = 0.0
-        # X is built here from the model's own codes: scored without the estimator's input
-        # checks, which cost ten times the scoring of one feature dict (NLTK's classify)
-        jll = model._joint_log_likelihood(X)
+        model, gamma, features, starts = self.model_, self._gamma, self._features, self._starts
+        cols = array("q")  # each known value: its column of the model's counts
+        sizes = array("q")  # each featureset: its number of known values
+        unseen = []  # (row, feature column) of values the feature never took in training
+        for i, featureset in enumerate(featuresets):
+            before = len(cols)
+            for name, value in _feature_items(featureset):
+                entry = features.get(name)
+                if entry is None:
+                    continue  # a feature never seen in training is ignored (NLTK)
+                j, values = entry
+                code = values.get(value)
+                if code is None:
+                    unseen.append((i, j))
+                else:
+                    cols.append(starts[j] + code)
+            sizes.append(len(cols) - before)
+        rows = np.repeat(np.arange(len(featuresets)), np.frombuffer(sizes, dtype=np.int64))
+        cols = np.frombuffer(cols, dtype=np.int64).astype(np.intp)
+        jll = model._joint_log_likelihood_of_cells(rows, cols, len(featuresets))
         if unseen:
             r, j = np.array(unseen).T
-            n_cj = self._value_totals()
             with np.errstate(divide="ignore"):
                 # the zero-count term of the engine's additive rule, γ / (n_c + V γ)
-                term = np.log(gamma) - np.log(n_cj[:, j] + model.n_values_[j] * gamma)  # (C, m)
+                term = np.log(gamma) - np.log(self._value_totals(j) + model.n_values_[j] * gamma)  # (C, m)
             np.add.at(jll, r, term.T)
-        if gamma == 0:
-            # relative frequencies: a zero probability is -inf (the engine floors it); with
-            # every label at -inf the posterior is uniform, as NLTK's sum_logs makes it
-            known = ~np.isnan(X)
-            ri, ci = np.nonzero(known)
-            cols = self._offsets[ci] + X[ri, ci].astype(np.intp)
-            zero = model.feature_count_[:, cols].T == 0  # (m, C)
-            dead = np.zeros_like(jll, dtype=bool)
-            np.logical_or.at(dead, ri, zero)
-            if unseen:
-                dead[np.array(unseen)[:, 0]] = True
-            jll[dead] = -np.inf
+        if gamma > 0:
+            return log_proba_from_jll(jll)
+        # relative frequencies: a zero probability is -inf (the engine floors it); with
+        # every label at -inf the posterior is uniform, as NLTK's sum_logs makes it
+        dead = np.zeros_like(jll, dtype=bool)
+        np.logical_or.at(dead, rows, model.feature_count_[:, cols].T == 0)
+        if unseen:
+            dead[np.array(unseen)[:, 0]] = True
+        jll[dead] = -np.inf
         out = np.empty_like(jll)
         alive = ~np.all(np.isneginf(jll), axis=1)
         out[~alive] = -math.log(n_labels)
@@ -364,15 +497,11 @@ class NaiveBayesClassifier:
             out[alive] = log_proba_from_jll(jll[alive])
         return out
 
-    def _value_totals(self):
-        """Training count of each feature in each label, shape (n_labels, n_features)
-        (computed once: it is read for every unseen value classified)."""
-        totals = getattr(self, "_totals", None)
-        if totals is None:
-            counts = self.model_.feature_count_
-            running = np.concatenate([np.zeros((counts.shape[0], 1)), np.cumsum(counts, axis=1)], axis=1)
-            totals = self._totals = running[:, self._offsets[1:]] - running[:, self._offsets[:-1]]
-        return totals
+    def _value_totals(self, j):
+        """Training count of each of the features ``j`` (columns) in each label, shape
+        (n_labels, len(j)): the sums of their blocks of the model's counts."""
+        distinct, where = np.unique(j, return_inverse=True)
+        return np.stack([self._block(k).sum(axis=1) for k in distinct.tolist()], axis=1)[:, where]
 
     def _block(self, j):
         """Value counts of feature column ``j``, shape (n_labels, n_values)."""

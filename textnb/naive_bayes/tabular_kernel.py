@@ -413,6 +413,30 @@ def merged_attributes(mine, theirs, kind):
     return (tuple(attributes) if isinstance(mine, tuple) else attributes), values
 
 
+def _canonical_order(rows, columns, n_columns):
+    """The permutation that puts cells in canonical order, row then column (cells at the same
+    place keep their order, as ``np.lexsort((columns, rows))`` orders them), or None when they
+    are in it already (a check of one pass: NLTK's feature dicts built alike come so)."""
+    rows, columns = np.asarray(rows, dtype=np.int64), np.asarray(columns, dtype=np.int64)
+    if rows.size and (int(rows.max()) + 1) * max(int(n_columns), 1) >= 2**62:
+        return np.lexsort((columns, rows))  # (a key that would not fit in int64)
+    key = rows * n_columns + columns
+    if bool(np.all(key[1:] >= key[:-1])):
+        return None
+    return np.argsort(key, kind="stable")
+
+
+def _cells_dot(rows, columns, values, shape, weights):
+    """``M @ weights.T``, ``M`` the CSR matrix of ``shape`` with the cells ``(rows, columns,
+    values)``, taken in canonical order (row, then column) and multiplied by scipy.sparse's own
+    kernels (:class:`textnb.core.csr.CSR`): the floats of the scipy product, without scipy."""
+    order = _canonical_order(rows, columns, shape[1])
+    if order is not None:
+        rows, columns, values = rows[order], columns[order], values[order]
+    indptr = row_pointers(np.bincount(rows, minlength=shape[0]))
+    return CSR((values, columns, indptr), shape) @ weights.T
+
+
 class TabularKernel(TableKernel):
     """The model of :class:`~textnb.naive_bayes.tabular.TabularNB` without scikit-learn.
 
@@ -517,6 +541,47 @@ class TabularKernel(TableKernel):
         self._count(X, y_index, w)
         if self._censored():
             self._fit_censored(X, y_index, w)
+        self._update()
+        return self
+
+    @all_or_nothing
+    def fit_counts(self, classes, class_count, feature_count):
+        """Fit from precomputed sums, as the count models' ``fit_counts``, for ``attributes``
+        that are all nominal: the model :meth:`fit` gives on data with these sums.
+
+        Parameters
+        ----------
+        classes : array-like of shape (n_classes,)
+            The classes, in the order of the counts' rows (they become ``classes_``).
+        class_count : array-like of shape (n_classes,)
+            The weighted objects of each class.
+        feature_count : array-like of shape (n_classes, sum of the attributes' numbers of values)
+            The weighted count of each value of each attribute in each class, one block per
+            attribute in the order of ``attributes`` (a missing value counts nowhere):
+            ``feature_count_`` as :meth:`fit` sums it. A caller that counts sparsely (NLTK's
+            feature dicts: :mod:`textnb.naive_bayes.nltk_compat`) never builds the table of
+            n_samples x n_attributes cells.
+
+        Returns
+        -------
+        self
+        """
+        check_params(self)
+        atts = list(self.attributes or ())
+        if not atts or any(getattr(a, "kind", None) != "nominal" for a in atts):
+            raise ValueError("fit_counts needs attributes that are all nominal (value counts); "
+                             "fit a model with numeric or uncertain attributes from its table")
+        vars(self).pop("feature_names_in_", None)
+        self.n_features_in_ = len(atts)
+        self.classes_ = np.asarray(classes)
+        self._init_state(np.empty((0, len(atts))), np.empty(0, dtype=np.intp), np.empty(0))
+        class_count = np.array(class_count, dtype=np.float64)
+        feature_count = np.array(feature_count, dtype=np.float64)
+        if class_count.shape != self.class_count_.shape or feature_count.shape != self.feature_count_.shape:
+            raise ValueError(f"class_count and feature_count have shapes {class_count.shape} and "
+                             f"{feature_count.shape}; {len(self.classes_)} classes and the attributes' values "
+                             f"make {self.class_count_.shape} and {self.feature_count_.shape}")
+        self.class_count_, self.feature_count_ = class_count, feature_count
         self._update()
         return self
 
@@ -747,9 +812,33 @@ class TabularKernel(TableKernel):
         of ``_one_hot_cells(X, uncertain=False)``: the cells in its canonical order (row, then
         column), multiplied by scipy.sparse's own kernels (:class:`textnb.core.csr.CSR`), so the
         floats are those of the scipy product the estimator computes."""
-        r, c, v, (n, m) = self._one_hot_cells(X, uncertain=False)
-        order = np.lexsort((c, r))
-        return CSR((v[order], c[order], row_pointers(np.bincount(r, minlength=n))), (n, m)) @ np.asarray(weights).T
+        r, c, v, shape = self._one_hot_cells(X, uncertain=False)
+        return _cells_dot(r, c, v, shape, np.asarray(weights))
+
+    def _joint_log_likelihood_of_cells(self, rows, columns, n_rows):
+        """:meth:`_joint_log_likelihood` of ``n_rows`` rows given by their known cells of
+        nominal attributes, every other cell missing, at the cost of the cells (NLTK's feature
+        dicts name a few of thousands of attributes: :mod:`textnb.naive_bayes.nltk_compat`).
+
+        ``rows`` are the cells' rows, ``columns`` their columns of ``feature_log_prob_`` (the
+        attribute's block offset plus the value code). The floats are those of the dense
+        table's: the class prior plus the same product, the cells in row, then column order.
+        Only the columns the cells name are read: fewer cells than columns each read their
+        own, more read the columns named once each."""
+        flp = self.feature_log_prob_
+        rows, columns = np.asarray(rows, dtype=np.intp), np.asarray(columns, dtype=np.intp)
+        order = _canonical_order(rows, columns, flp.shape[1])
+        if order is not None:
+            rows, columns = rows[order], columns[order]
+        if columns.size <= flp.shape[1]:
+            local, weights = np.arange(columns.size), flp[:, columns]
+        else:
+            named = np.zeros(flp.shape[1], dtype=bool)
+            named[columns] = True
+            local, weights = (np.cumsum(named) - 1)[columns], flp[:, named]
+        jll = np.tile(self.class_log_prior_, (n_rows, 1))
+        jll += _cells_dot(rows, local, np.ones(columns.size), (n_rows, weights.shape[1]), weights)
+        return jll
 
     def _one_hot_cells(self, X, uncertain=True):
         """``(rows, columns, values, shape)`` of the (n_samples, sum(n_values_)) indicator of
