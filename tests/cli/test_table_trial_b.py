@@ -94,7 +94,9 @@ def test_a_negative_instance_weight_is_refused_while_reading_naming_its_line(tmp
                     ["predict", model, data]):
         rc, out, err = cli(*command)
         assert rc == 1 and out == "", err
-        one_error_line(err, f"{data}:7: value '{weight}' of attribute 'instance weight' is negative")
+        # (predict names a query's row as its prediction is named, with the file's line)
+        where = f"{data}:2 (line 7)" if command[0] == "predict" else f"{data}:7"
+        one_error_line(err, f"{where}: value '{weight}' of attribute 'instance weight' is negative")
 
 
 @pytest.mark.parametrize("numeric", [True, False], ids=["numeric", "nominal"])
