@@ -150,6 +150,17 @@ def load_model(path, *, label=None):
     return FastTextModel(estimator, label_prefix=label)
 
 
+def _fitted_key(estimator):
+    """What a scorer made of ``estimator`` stands for: the estimator and its fitted model and
+    vectorizer objects (a ``fit`` makes new ones), held (so none is reused) and compared by
+    identity (:func:`_same`)."""
+    return estimator, getattr(estimator, "model_", None), getattr(estimator, "vectorizer_", None)
+
+
+def _same(key, other):
+    return other is not None and all(a is b for a, b in zip(key, other))
+
+
 def _lean_scorer(estimator):
     """The scorer ``textnb predict`` would read ``estimator``'s model file with
     (:func:`textnb.text.scorer.tree_scorer`), made from the model in memory; None for a model
@@ -222,9 +233,9 @@ class FastTextModel:
 
         self.estimator = estimator
         self.label_prefix = stored_label_prefix(estimator) if label_prefix is None else label_prefix
-        self._counts = _label_counts(estimator)
+        self._counted = None  # (the estimator's fitted key, its documents per label): _counts
         self._lean = None  # (the estimator, what scores it, its labels, where a text is cut): _scoring
-        self._positions = {}  # {"words" / "labels": (estimator, label prefix, {item: position})}: _ids
+        self._positions = {}  # {"words" / "labels": (fitted key, label prefix, {item: position})}: _ids
 
     def _scoring(self):
         """``(scorer, labels, max_bytes)``: what :meth:`predict` scores a text with, the labels
@@ -233,14 +244,24 @@ class FastTextModel:
         (:func:`textnb.text.scorer.tree_scorer` of :func:`textnb.core.model_io.model_tree`:
         one pass of tokenising and products, no input validation), the same floats as the
         estimator's ``predict_proba`` and log-odds; the estimator itself for a model it does
-        not read. Made once, again when :attr:`estimator` is replaced."""
-        if self._lean is None or self._lean[0] is not self.estimator:
+        not read. Made once, again when :attr:`estimator` is replaced or fitted again (its
+        fitted model and vectorizer are new objects: ``model.estimator.fit(...)``)."""
+        key = _fitted_key(self.estimator)
+        if self._lean is None or not _same(key, self._lean[0]):
             from textnb.io.corpus import model_max_bytes
 
             estimator = self.estimator
-            self._lean = (estimator, _lean_scorer(estimator) or estimator, self._classes(),
-                          model_max_bytes(estimator))
+            self._lean = (key, _lean_scorer(estimator) or estimator, self._classes(), model_max_bytes(estimator))
         return self._lean[1:]
+
+    @property
+    def _counts(self):
+        """The documents of each label (:func:`_label_counts`), made once for the estimator as
+        fitted (:func:`_fitted_key`)."""
+        key = _fitted_key(self.estimator)
+        if self._counted is None or not _same(key, self._counted[0]):
+            self._counted = (key, _label_counts(self.estimator))
+        return self._counted[1]
 
     def _classes(self):
         from textnb.core.labels import label_names
@@ -379,10 +400,9 @@ class FastTextModel:
 
     def _ids(self, name, listed):
         """``{item: position}`` of ``listed()``, made once for the current estimator and prefix."""
-        cached = self._positions.get(name)
-        if cached is None or cached[0] is not self.estimator or cached[1] != self.label_prefix:
-            cached = self._positions[name] = (self.estimator, self.label_prefix,
-                                              {w: i for i, w in enumerate(listed())})
+        cached, key = self._positions.get(name), _fitted_key(self.estimator)
+        if cached is None or not _same(key, cached[0]) or cached[1] != self.label_prefix:
+            cached = self._positions[name] = (key, self.label_prefix, {w: i for i, w in enumerate(listed())})
         return cached[2]
 
     def get_line(self, text, on_unicode_error="strict"):

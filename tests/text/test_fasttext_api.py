@@ -467,3 +467,23 @@ def test_test_of_a_file_without_a_labelled_line_is_fasttexts_zero_nan_nan(files,
         model.test(str(tmp_path / "empty.txt"), k=0)
     with pytest.raises(Exception, match="no such file"):  # (a missing file is no empty one)
         model.test(str(tmp_path / "missing.txt"))
+
+
+def test_predict_follows_the_estimator_fitted_again_in_place(tmp_path):
+    """``model.predict`` scores with a scorer made once for its estimator; fitting
+    ``model.estimator`` again in place (new fitted model and vectorizer) makes a new one
+    (it answered with the model before the fit: found by the lead's review of the scorer cache)."""
+    from textnb.fasttext import train_supervised
+
+    path = tmp_path / "a.txt"
+    path.write_text("__label__x good fine nice\n__label__y bad awful poor\n" * 20, encoding="utf-8")
+    model = train_supervised(str(path))
+    assert model.predict("good fine")[0] == ("__label__x",)
+    model.estimator.fit(["bad awful poor", "good fine nice"] * 20, ["x", "y"] * 20)
+    assert model.predict("good fine")[0] == ("__label__y",)
+    assert model.predict(["good fine", "bad awful"])[0] == [["__label__y"], ["__label__x"]]
+    model.estimator.fit(["good fine nice"] * 30 + ["bad awful poor"] * 10 + ["odd word"] * 5,
+                        ["x"] * 30 + ["y"] * 10 + ["z"] * 5)
+    labels, counts = model.get_labels(include_freq=True)
+    assert labels == ["__label__x", "__label__y", "__label__z"] and list(counts) == [30, 10, 5]
+    assert model.get_label_id("__label__z") == 2 and model.get_word_id("odd") >= 0
