@@ -39,6 +39,7 @@ import numpy as np
 
 from textnb.core.errors import TextnbError
 from textnb.core.wrapping import text_vectorizer
+from textnb.io.fasttext import WORD_SEPARATORS
 
 __all__ = ["FastTextModel", "NoWordVectors", "load_model", "tokenize", "train_supervised"]
 
@@ -490,7 +491,7 @@ class FastTextModel:
 END_OF_LINE = "</s>"
 #: a newline, or a run of characters that are not fastText's word separators (ASCII space,
 #: newline, TAB, CR, VT, FF and NUL: ``Dictionary::readWord``)
-_FASTTEXT_WORD = re.compile("\n|[^ \n\r\t\v\f\0]+")
+_FASTTEXT_WORD = re.compile(f"\n|[^\n\0{WORD_SEPARATORS}]+")
 
 
 def tokenize(text):

@@ -52,8 +52,10 @@ __all__ = [
 ]
 
 _SNIFF = 8192
-_SPACE = re.compile(r"[ \t\r\v\f]+")  # fastText's word separators (and the newline)
-_SEPARATORS_AS_SPACE = str.maketrans("\t\r\v\f", "    ")
+#: fastText's word separators within a line (``Dictionary::readWord``; the newline ends the line)
+WORD_SEPARATORS = " \t\r\v\f"
+_SPACE = re.compile(f"[{WORD_SEPARATORS}]+")
+_SEPARATORS_AS_SPACE = str.maketrans(WORD_SEPARATORS[1:], " " * len(WORD_SEPARATORS[1:]))
 
 
 @dataclass
