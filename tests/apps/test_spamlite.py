@@ -842,3 +842,48 @@ def test_an_empty_message_of_an_mbox_is_reported_in_its_place_in_one_or_more_pro
     assert numbers == [i + 1 for i in range(200) if i not in empty]
     assert filter_main(["-m", str(tmp_path / "new.tnb"), "--train-spam", str(box), "--train-ham", str(box)]) == 3
     assert f"{box}:8: empty message".encode() in capsysbinary.readouterr().err and not (tmp_path / "new.tnb").exists()
+
+
+def _series_to_the_end(m, k, upper):
+    """``log sum m^i / i!`` over ``i >= k`` or ``i < k`` as ``_log_poisson_tail`` adds it
+    (from the term next to ``k`` outwards, each term the one before times ``m / i`` or
+    ``i / m``), one term at a time, never stopped early: far past any term that matters."""
+    i = k if upper else k - 1
+    total = t = 1.0
+    if upper:
+        for j in range(i + 1, i + 4 * k + 2000):
+            t *= m / j
+            total += t
+    else:
+        for j in range(i, 0, -1):
+            t *= j / m
+            total += t
+    return i * math.log(m) - math.lgamma(i + 1.0) + math.log(total)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(1, 600), st.floats(-4.0, 4.0))
+def test_the_chi_square_series_stops_where_later_terms_add_nothing(k, spread):
+    # the series stops (four terms between two tests) at the float the whole series gives
+    from textnb.apps.spamlite import _log_poisson_tail, log_chi2_even_1
+
+    m = k * math.exp(spread)
+    upper = m < k
+    assert _log_poisson_tail(m, math.log(m), k, upper) == _series_to_the_end(m, k, upper)
+    log_p, log_q = log_chi2_even_1(2.0 * m, k)
+    assert log_p <= 0.0 and log_q <= 0.0
+    assert math.isclose(math.exp(log_p) + math.exp(log_q), 1.0, rel_tol=1e-12)
+
+
+def test_the_chi_square_tails_are_scipy_s():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    from textnb.apps.spamlite import log_chi2_even_1
+
+    for k in (1, 2, 3, 7, 10, 31, 100, 400):
+        for x in (0.01, 0.5, 1.0, k / 2, k, 2.0 * k - 1, 2.0 * k, 2.0 * k + 3, 4.0 * k, 8.0 * k + 20):
+            for ours, theirs in zip(log_chi2_even_1(x, k),
+                                    (scipy_stats.chi2.logcdf(x, 2 * k), scipy_stats.chi2.logsf(x, 2 * k))):
+                if theirs == -math.inf:  # below a double's range there: ours is still a number
+                    assert -math.inf < ours < -708.0
+                else:
+                    assert math.isclose(ours, theirs, rel_tol=1e-9, abs_tol=1e-12)
