@@ -549,12 +549,14 @@ class LiteScorer:
 
     def log_odds(self, tokens):
         """Spam log-odds of one message's distinct tokens."""
-        found = [v for v in map(self._lookup.get, tokens) if v is not None]
-        if self.method == "fisher":
-            if self.max_tokens is not None:
-                return fisher_log_odds(found, *self.weights, max_tokens=self.max_tokens)
+        if self.method == "fisher" and self.max_tokens is None:
+            # (a model's weight is never 0j, both logs being at most -1e-9: filter drops the unknown only)
+            found = list(filter(None, map(self._lookup.get, tokens)))
             both = reduce(add, found, 0j)  # left to right, never compensated
             return fisher_from_sums(len(found), both.real, both.imag)
+        found = [v for v in map(self._lookup.get, tokens) if v is not None]
+        if self.method == "fisher":
+            return fisher_log_odds(found, *self.weights, max_tokens=self.max_tokens)
         total = reduce(add, found, 0.0)  # left to right, never compensated
         if self.length_norm is not False and self.length_norm != 0:
             total = total / length_divisor(len(found), self.length_norm)
