@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from textnb.cli import evaluate, filterbase, mailfilters, predict, train
+from textnb.cli import evaluate, filterbase, mailfilters, predict, predict_inputs, train
 from textnb.cli.progress import Progress
 
 REPO = Path(__file__).resolve().parents[2]
@@ -88,9 +88,9 @@ def test_tqdm_draws_a_bar_on_a_terminal_of_no_width():
 
 def test_one_helper_everywhere():
     assert filterbase.Progress is Progress
-    for module in (train, predict, evaluate):
+    for module in (train, predict_inputs, evaluate):
         assert module.Progress is Progress
-    for module in (train, predict, evaluate, mailfilters, filterbase):
+    for module in (train, predict, predict_inputs, evaluate, mailfilters, filterbase):
         source = Path(module.__file__).read_text()
         assert "from tqdm" not in source and 'f"\\r' not in source  # no second bar beside it
 
@@ -294,7 +294,7 @@ def test_predict_gives_its_bar_the_number_of_documents_when_known(tmp_path, monk
             super().__call__(done, total)
             seen.append((done, self.total))
 
-    monkeypatch.setattr(predict, "Progress", Observed)
+    monkeypatch.setattr(predict_inputs, "Progress", Observed)
     from textnb.cli.commands import main
 
     for label, text in (("a", "apple banana"), ("b", "car truck")):
@@ -363,7 +363,7 @@ def test_the_label_pass_and_predicts_rows_show_the_bytes_read_of_the_files_size(
             super().__call__(done, total)
             seen.append((self.label, self.unit, done, self.total))
 
-    monkeypatch.setattr(predict, "Progress", Observed)
+    monkeypatch.setattr(predict_inputs, "Progress", Observed)
     monkeypatch.setattr("textnb.cli.progress.Progress", Observed)  # (read_path's, imported when it runs)
     from textnb.cli.commands import main
 

@@ -1,30 +1,28 @@
 """``textnb predict``: classify files, folders, standard input, TSV/CSV rows or lines with a
 saved model (a linear text model is scored from its arrays, without scikit-learn)."""
 
-import itertools
 import os
 import re
-from operator import itemgetter
 
 import numpy as np
 
-from textnb.cli.argtypes import MAX_TOP, jobs
+from textnb.cli.argtypes import jobs
 from textnb.cli.argtypes import threshold as threshold_type
-from textnb.cli.options import (ALL_LABELS, add_csv_table_options, add_fasttext_options, add_ignore, add_model_command,
+from textnb.cli.options import (add_csv_table_options, add_fasttext_options, add_ignore, add_model_command,
                                 multilabel_model, refuse_spam_model, top_labels)
 from textnb.cli.options import max_bytes as max_bytes_type
 from textnb.core.registry import kind_of
-from textnb.cli.output import cell, dumps, explanation_text
+from textnb.cli.output import cell, dumps
+from textnb.cli.predict_inputs import (binary_skipped, document_bytes, explanations, file_bar, predict_documents,
+                                       predict_lines, read_as)
 from textnb.cli.predictions import Accuracy, format_proba, print_predictions, print_ranked, ranked
-from textnb.evaluation.topk import label_names, proba_and_odds, scored_batches, threaded_scoring
+from textnb.evaluation.topk import label_names, proba_and_odds, threaded_scoring
 from textnb.cli.streams import label_list
-from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, RowError, input_name, missing_input
 from textnb.core.wrapping import reads_documents, table_attributes
-from textnb.io.corpus import input_file_count, stdin_stream
+from textnb.io.corpus import stdin_stream
 from textnb.text.tokenize import decodes_documents
-from textnb.io.sources import (as_fasttext, as_rows, check_paths, document_batches, line_chunks, reading,
-                               row_chunks, some_file)
+from textnb.io.sources import (as_fasttext, as_rows, check_paths, document_batches, line_chunks, row_chunks, some_file)
 
 __all__ = ["add_parser", "run"]
 
@@ -87,7 +85,7 @@ def _predict_multilabel(args, model, out, err):
     ml = multilabel_model(model)
     names = label_names(ml)
     max_bytes = document_bytes(args, model)
-    failed = [0]  # binary files skipped (_binary_skipped counts them)
+    failed = [0]  # binary files skipped (binary_skipped counts them)
     # PCut ranks the documents: decided over the whole input, once every batch is scored
     whole = getattr(ml, "strategy_", None) == "pcut" and not ranked(args)
     pending = []  # (sources, log-odds) of the batches scored, for PCut
@@ -137,7 +135,7 @@ def _predict_multilabel(args, model, out, err):
             raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
         name = input_name(args.lines)
         start = 0
-        with _file_bar(out, err) as bar:
+        with file_bar(out, err) as bar:
             for chunk in line_chunks(args.lines, args.label_prefix, document_bytes(args, model), progress=bar):
                 emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
                 start += len(chunk)
@@ -148,7 +146,7 @@ def _predict_multilabel(args, model, out, err):
         if as_fasttext(path, args.label_prefix, args.rows):  # one document per line, as train reads it
             start = 0
             tally = Accuracy(path, "label", unit="line")  # (its accuracy on stderr, as a single-label model's)
-            with _file_bar(out, err) as bar:
+            with file_bar(out, err) as bar:
                 for chunk, labels in line_chunks(path, args.label_prefix, max_bytes, with_labels=True, progress=bar):
                     emit([f"{path}:{start + i + 1}" for i in range(len(chunk))], chunk, tally, labels)
                     start += len(chunk)
@@ -157,31 +155,17 @@ def _predict_multilabel(args, model, out, err):
         if as_rows(path, args.rows):
             name = input_name(path)
             start = 0  # the rows as a single-label model's are read (row_chunks: line by line)
-            with _file_bar(out, err) as bar:
+            with file_bar(out, err) as bar:
                 for chunk, _ in row_chunks(path, max_bytes, header=not args.no_header, progress=bar):
                     emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
                     start += len(chunk)
             continue
-        for sources, batch in document_batches([path], max_bytes, _binary_skipped(err, failed),
+        for sources, batch in document_batches([path], max_bytes, binary_skipped(err, failed),
                                                decode=not decodes_documents(model)):
             emit(sources, batch)
     flush()
     return 1 if failed[0] else 0
 
-
-
-def _explanations(args, model, X, scores):
-    """Per-row explanations for ``predict --explain`` (one line each, or the JSON object), or
-    None; each explains the label printed (the largest probability of ``scores``, which a
-    calibration may give another class than the model's largest score)."""
-    if not getattr(args, "explain", False):
-        return None
-    from textnb.evaluation.explain import explain_rows
-
-    classes = label_names(model)
-    predicted = [classes[k] for k in np.argmax(scores[0], axis=1)]
-    rows = explain_rows(model, X, top=MAX_TOP if args.top == ALL_LABELS else args.top or 10, predicted=predicted)
-    return rows if args.json else [explanation_text(info) for info in rows]
 
 
 def _predict_table(args, model, out, err=None):
@@ -202,7 +186,7 @@ def _predict_table(args, model, out, err=None):
         name = input_name(path)  # (standard input: stdin, as the text rows and lines name it)
         sources = [f"{name}:{i + 1}" for i in range(table.X.shape[0])]
         scores = proba_and_odds(model, table.X)
-        print_predictions(sources, classes, scores, args, out, _explanations(args, model, table.X, scores))
+        print_predictions(sources, classes, scores, args, out, explanations(args, model, table.X, scores))
         if table.y is not None:  # the file carries the class: its accuracy, as for a text TSV/CSV
             tally = Accuracy(name, "class value")
             tally.add(classes, scores[0], table.y, table.sample_weight)
@@ -221,7 +205,7 @@ def run(args, out, err):
 
 
 def _predict(args, out, err):
-    from textnb.text.scorer import load_for_prediction, reads_mail
+    from textnb.text.scorer import load_for_prediction
 
     if args.label_prefix is not None and args.lines is None and not args.paths:
         raise InputError("--label-prefix applies to --lines and to fastText files given as PATH")
@@ -254,47 +238,10 @@ def _predict(args, out, err):
             raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
         if args.rows:
             raise InputError("--lines and --rows do not go together: one document per line, or per TSV/CSV row")
-        return _predict_lines(args, model, out, err)
+        return predict_lines(args, model, out, err)
     if not reads_documents(model):
         return _predict_table(args, model, out, err)
-    paths = args.paths or ["-"]
-    classes = label_names(model)
-    failed = [0]
-    max_bytes = document_bytes(args, model)
-    # silent unless stderr is a terminal and the labels go elsewhere (a file, a pipe)
-    bar = Progress("classifying", stream=err, unit="doc", results=out)
-    done = 0
-    if reads_mail(model):  # a spamfilter model: its inputs are messages, read as spamfilter reads them
-        return _predict_messages(args, model, paths, classes, max_bytes, out, err, bar)
-    check_paths(paths, rows=args.rows)
-    decode = not decodes_documents(model)  # (a vectorizer with its own encoding decodes the files' bytes)
-    if bar.enabled:  # the bar's total, when the files of the documents read (not rows nor lines) are known
-        total = input_file_count([path for path in paths if _reading(args, model, path) == ""])
-        if total:
-            bar(0, total)
-
-    def tick():
-        nonlocal done
-        done += 1
-        bar(done)
-
-    try:
-        # runs of consecutive PATHs: TSV/CSV and fastText files one by one, other files batched together
-        for how, run in itertools.groupby(paths, key=lambda path: _reading(args, model, path)):
-            if how == "rows":  # one document per row, as train reads it
-                for path in run:
-                    _predict_rows(args, model, path, classes, max_bytes, out, err)
-                continue
-            if how == "lines":  # a fastText file: one document per line, as train reads it
-                for path in run:
-                    _predict_fasttext(args, model, path, classes, max_bytes, out, err)
-                continue
-            batches = document_batches(list(run), max_bytes, _binary_skipped(err, failed), tick, decode=decode)
-            for (sources, batch), scores in scored_batches(model, batches, itemgetter(1), n_jobs=args.jobs):
-                print_predictions(sources, classes, scores, args, out, _explanations(args, model, batch, scores))
-    finally:
-        bar.close()
-    return 1 if failed[0] else 0
+    return predict_documents(args, model, out, err)
 
 
 #: a PATH that reads as fastText's ``predict MODEL FILE K TH``: K (a count of labels, or -1), TH (a probability)
@@ -332,148 +279,9 @@ def _refuse_unread(args, model, label_prefix):
     text = reads_documents(model) or multilabel_model(model) is not None
     opts = replace(InputOptions.from_namespace(args), label_prefix=label_prefix)
     # (--no-header: a TSV/CSV file read by rows has its first row a document, as train reads it; the rows
-    # _reading says are read, a spamfilter model's too: it was refused for one, whose rows predict reads)
-    rows = text and args.lines is None and any(_reading(args, model, p) == "rows" for p in args.paths or ["-"])
+    # read_as says are read, a spamfilter model's too: it was refused for one, whose rows predict reads)
+    rows = text and args.lines is None and any(read_as(args, model, p) == "rows" for p in args.paths or ["-"])
     refuse_unread_options(args.model, opts, ("text model" if rows else "text model of documents") if text
                           else "table model")
 
 
-def _reading(args, model, path):
-    """How ``predict`` reads ``path`` with ``model``: ``"rows"`` (a TSV/CSV file, one document per
-    row), ``"lines"`` (a fastText file, one per line) or ``""`` (a document, a folder; for a
-    spamfilter model, messages): :func:`textnb.io.sources.reading`, but a spamfilter model reads a
-    fastText file as a message (as spamfilter --batch does). The one rule of the paths'
-    dispatch and of the options it leaves unused (:func:`_refuse_unread`)."""
-    from textnb.text.scorer import reads_mail
-
-    if reads_mail(model):
-        return "rows" if as_rows(path, args.rows) else ""
-    return reading(path, rows=args.rows, label_prefix=args.label_prefix)
-
-
-def _predict_fasttext(args, model, path, classes, max_bytes, out, err):
-    """Predictions for the lines of the fastText file ``path`` (``path:LINE``, every line
-    as ``--lines`` reads it, the label words left out), in file order; the lines' labels
-    give the accuracy on stderr, a prediction counted right when it is one of its line's
-    labels (fastText's ``test`` P@1)."""
-    tally = Accuracy(path, "label", unit="line")
-    start = 0
-    messages = lambda batch: _as_messages(model, batch[0], args)  # noqa: E731
-    with _file_bar(out, err) as bar:
-        chunks = line_chunks(path, args.label_prefix, max_bytes, with_labels=True, progress=bar)
-        for (chunk, labels), scores in scored_batches(model, chunks, messages, n_jobs=args.jobs):
-            sources = [f"{path}:{start + i + 1}" for i in range(len(chunk))]
-            start += len(chunk)
-            print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk, scores))
-            predicted = [classes[k] for k in np.argmax(scores[0], axis=1)]
-            tally.add(classes, scores[0], [p if p in labs else (labs[0] if labs else None)
-                                           for p, labs in zip(predicted, labels)])
-    tally.report(err)
-
-
-def _predict_messages(args, model, paths, classes, max_bytes, out, err, bar):
-    """``predict`` with a spamfilter model: TSV/CSV rows (``--rows``, ``*.tsv``) as
-    header-less messages, other PATHs as ``spamfilter --batch`` reads them (a message that
-    cannot be read reported and left out, exit 1 at the end)."""
-    from textnb.apps.filtering import message_batches
-
-    failed, done = [0], 0
-
-    def report(message):
-        print(f"textnb: error: {message}", file=err)
-        failed[0] += 1
-
-    try:
-        for how, run in itertools.groupby(paths, key=lambda path: _reading(args, model, path)):
-            if how == "rows":
-                for path in run:
-                    _predict_rows(args, model, path, classes, max_bytes, out, err)
-                continue
-            batches = message_batches(model, list(run), args.max_bytes, on_error=report)
-            for (sources, batch), scores in scored_batches(model, batches, itemgetter(1), n_jobs=args.jobs):
-                print_predictions(sources, classes, scores, args, out, _explanations(args, model, batch, scores))
-                done += len(batch)
-                bar(done)
-    finally:
-        bar.close()
-    return 1 if failed[0] else 0
-
-
-def _as_messages(model, texts, args):
-    """Lines or rows as ``model`` reads them (a spamfilter model: as messages)."""
-    from textnb.text.scorer import reads_mail
-
-    if not reads_mail(model):
-        return texts
-    from textnb.apps.filtering import as_messages
-
-    return as_messages(model, texts, args.max_bytes)
-
-
-def document_bytes(args, model):
-    """Bytes read at most of a document: ``--max-bytes``, else what the model was trained
-    with (``train --max-bytes``, kept in the model as the library's ``TextClassifier``
-    uses it for every document), else 16 MiB: a document is cut where training cut its
-    documents. A ``--max-bytes`` given is also set on the loaded ``model``, which cuts the
-    texts it is given there (:func:`textnb.io.corpus.to_tokenizable`)."""
-    from textnb.io.corpus import model_max_bytes
-    from textnb.text.scorer import reads_mail
-
-    # (a spamfilter model's --max-bytes cuts the raw message, as spamfilter's does, not the text rendered from
-    # it: the rendering's header tokens took a line's place, and predict --lines disagreed with spamfilter)
-    if args.max_bytes and getattr(model, "max_bytes", None) is not None and not reads_mail(model):
-        model.max_bytes = args.max_bytes
-    return model_max_bytes(model, args.max_bytes)  # (the rule of every reader: serve, topicfilter, ...)
-
-
-def _binary_skipped(err, failed):
-    """``on_binary`` for :func:`textnb.io.sources.document_batches`: a binary file reported
-    on ``err`` and counted in ``failed[0]`` (exit 1 at the end)."""
-    def report(source, reason):
-        print(f"textnb: error: {source}: {reason}, skipped", file=err)
-        failed[0] += 1
-
-    return report
-
-
-def _predict_rows(args, model, path, classes, max_bytes, out, err):
-    """Predictions for the rows of a TSV/CSV file (``path:ROW``, ROW counting data rows
-    from 1), in file order, read as they come (:func:`textnb.io.sources.row_chunks`); a
-    label column gives the accuracy on stderr."""
-    name = input_name(path)
-    tally = Accuracy(name, "label column")
-    start = 0
-    with _file_bar(out, err) as bar:
-        chunks = ((_as_messages(model, chunk, args), labels)
-                  for chunk, labels in row_chunks(path, max_bytes, header=not args.no_header, progress=bar))
-        for (chunk, labels), scores in scored_batches(model, chunks, itemgetter(0), n_jobs=args.jobs):
-            sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
-            start += len(chunk)
-            print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk, scores))
-            if labels is not None:
-                tally.add(classes, scores[0], labels)
-    tally.report(err)
-
-
-def _predict_lines(args, model, out, err):
-    """``predict --lines``: one prediction per input line, in order (with ``--top`` /
-    ``--threshold``, ranked: :func:`print_ranked`)."""
-    name = input_name(args.lines)
-    classes = label_names(model)
-    start = 0
-    with _file_bar(out, err) as bar:
-        chunks = (_as_messages(model, chunk, args) for chunk in line_chunks(args.lines, args.label_prefix,
-                                                                             document_bytes(args, model), progress=bar))
-        for chunk, scores in scored_batches(model, chunks, n_jobs=args.jobs):
-            sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
-            start += len(chunk)
-            print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk, scores))
-    return 0
-
-
-def _file_bar(out, err):
-    """The bar of a file read by rows or lines (a TSV/CSV, JSON Lines or fastText file,
-    ``--lines``): its bytes read of its size (its number of rows is known at its end only; a
-    pipe's size not at all: no bar), on ``err`` when it is a terminal and the predictions,
-    ``out``, go elsewhere."""
-    return Progress("classifying", stream=err, unit="B", results=out)
