@@ -40,14 +40,15 @@ import os
 import re
 import stat
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenAsData, NotATextCorpus, RowError, check_input,
                                  counted, empty_input, input_name, missing_input, missing_reason, short_repr)
 from textnb.io.files import (BOM, DEFAULT_LABEL_PREFIX, MAILDIR_PARTS, PipeReader, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
-                             is_maildir, is_named_pipe, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device)
+                             is_maildir, is_named_pipe, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device,
+                             spill_input)
 from textnb.io.jsonlines import (JSON_LINES_EXTENSIONS, check_json_cells, head_of, is_json_lines, is_listed,
                                 json_fields, json_head, json_rows, label_set, line_cap)
 from textnb.io.numbers import is_number
@@ -57,6 +58,7 @@ __all__ = [
     "json_refusal",
     "read_word_list",
     "RowTexts",
+    "spilled_pipe",
     "check_unchanged",
     "MAX_DOCUMENT_BYTES",
     "model_max_bytes",
@@ -892,9 +894,30 @@ def _read_stream(path, limit=None, *, binary_what=None):
             first = f.read(_SNIFF if limit is None else min(_SNIFF, limit))
             if is_binary(first):
                 raise binary_refusal(path, first, binary_what)
-            return first + f.read(-1 if limit is None else limit - len(first))
+            return _read_rest(f, first, limit)
     except OSError as exc:
         raise InputError(f"{input_name(path)}: cannot read ({exc.strerror or exc})") from None
+
+
+def _read_rest(f, first, limit=None):
+    """``first`` and the rest of the stream ``f`` (up to ``limit`` bytes in all), gathered in
+    one growing buffer: a pipe of N bytes costs about N of memory, not the three times N of
+    reading it whole, then joining it to ``first`` (on a 85 MB corpus: 255 MB)."""
+    buffer = io.BytesIO()
+    buffer.write(first)
+    left = None if limit is None else limit - len(first)
+    while left is None or left > 0:
+        chunk = f.read(_CHUNK if left is None else min(_CHUNK, left))
+        if not chunk:
+            break
+        buffer.write(chunk)
+        if left is not None:
+            left -= len(chunk)
+    return buffer.getvalue()
+
+
+#: bytes read at once from a pipe (:func:`_read_rest`)
+_CHUNK = 1 << 20
 
 def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, stream=False,
                 header_table=True, data=None, header=True, progress=None):
@@ -903,10 +926,14 @@ def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     ``header_table``, ``data``, ``header``, ``progress``: as :func:`open_corpus`'s."""
     how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes,
            "header_table": header_table, "header": header}
-    # a regular file over STREAM_ROWS_BYTES is read again for its texts; a smaller one, and a
-    # pipe, are read once, their documents kept
+    # a regular file over STREAM_ROWS_BYTES is read again for its texts; a smaller one is read
+    # once, its documents kept; so is a pipe's content (``data``), unless it is over the bound
+    # too: then it is written to a temporary file, read again as a file is (spill_input)
     identity = file_identity(path) if stream and data is None and os.path.isfile(path) \
         and os.path.getsize(path) > STREAM_ROWS_BYTES else None
+    spilled = spilled_pipe(data, stream)
+    if spilled is not None:
+        identity = spilled.identity
     documents, labels = [], []
     rows = io.BytesIO(data) if data is not None else None
     for docs, labs in iter_rows(path, stream=rows, need_label=True, size=_STREAM_ROWS, progress=progress, **how):
@@ -914,22 +941,35 @@ def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
         if identity is None:
             documents.extend(docs)
     if identity is not None:
-        documents = RowTexts(path, len(labels), identity=identity, **how)
+        documents = RowTexts(path, len(labels), identity=identity, source=spilled, **how)
     return Corpus(source=path, documents=documents, labels=labels)
 
 
-def check_unchanged(path, identity, what):
+def spilled_pipe(data, stream):
+    """The :class:`~textnb.io.files.SpilledInput` of a pipe's content ``data`` (bytes) that a
+    reader of a corpus to be streamed (``stream``: training) reads again for its texts, as
+    it does a corpus file over :data:`STREAM_ROWS_BYTES`, or None: ``data`` is kept (none,
+    not bytes, not over the bound, or the temporary folder could not take it). The one rule
+    of the TSV/CSV and JSON Lines reader and the fastText one."""
+    if not stream or not isinstance(data, (bytes, bytearray)) or len(data) <= STREAM_ROWS_BYTES:
+        return None
+    return spill_input(data)
+
+
+def check_unchanged(path, identity, what, name=None):
     """InputError when the file ``path`` is no longer the one of ``identity``
-    (:func:`textnb.io.files.file_identity`): replaced, grown or rewritten between two passes."""
+    (:func:`textnb.io.files.file_identity`): replaced, grown or rewritten between two passes
+    (``name``: what the message calls it, when not ``path``)."""
     if file_identity(path) != identity:
-        raise InputError(f"{path}: changed while it was read ({what})")
+        raise InputError(f"{path if name is None else name}: changed while it was read ({what})")
 
 
 #: rows per list when a TSV/CSV corpus is read as a stream
 _STREAM_ROWS = 2000
 #: A TSV/CSV or JSON Lines corpus file larger than this is streamed for training (``stream``:
 #: its texts a :class:`RowTexts`, read again from the file, in memory one list of rows at a
-#: time); a smaller one is read once and its texts kept, as a pipe's are: its texts in memory
+#: time); a smaller one is read once and its texts kept, as a pipe's content of this size or less
+#: is (a larger one is written to a temporary file and streamed from it: :func:`spilled_pipe`): its texts in memory
 #: (about the file's size for a Latin-1 text, up to four times for other scripts) cost less
 #: than a second pass over its rows (20 Newsgroups' training part as a 22 MB CSV file: 2.60 ->
 #: 2.02 s of CPU to train, peak RSS 268 -> 281 MB; docs/bench_text.md, session 40).
@@ -941,12 +981,14 @@ class RowTexts:
     they are iterated (:func:`iter_rows`, its warnings said once, by the pass that read
     the labels): a corpus as large as the disk, in memory one list of rows at a time.
     ``len()`` is the number of rows; a file whose rows changed in number meanwhile is an
-    InputError."""
+    InputError. ``source``: the :class:`~textnb.io.files.SpilledInput` of a pipe's content,
+    read instead of ``path``, which then only names it (kept while these texts are)."""
 
-    def __init__(self, path, n, *, identity=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES,
-                 header_table=True, header=True):
-        self.path, self.n = os.fspath(path), n
-        self.identity = file_identity(self.path) if identity is None else identity
+    def __init__(self, path, n, *, identity=None, source=None, label_column=None, text_column=None,
+                 max_bytes=MAX_DOCUMENT_BYTES, header_table=True, header=True):
+        self.path, self.n, self.source = os.fspath(path), n, source
+        self._file = self.path if source is None else source.path
+        self.identity = file_identity(self._file) if identity is None else identity
         self._how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes,
                      "header_table": header_table, "header": header}
 
@@ -955,21 +997,22 @@ class RowTexts:
 
     def __iter__(self):
         seen = 0
-        check_unchanged(self.path, self.identity, "its labels were read from another file")
-        chunks = iter_rows(self.path, need_label=True, size=_STREAM_ROWS, **self._how)
-        while True:
-            with warnings.catch_warnings():  # (each list read with them off, not the caller's work)
-                warnings.simplefilter("ignore", DataWarning)
-                chunk = next(chunks, None)
-            if chunk is None:
-                break
-            seen += len(chunk[0])
-            if seen > self.n:
-                break
-            yield from chunk[0]
+        check_unchanged(self._file, self.identity, "its labels were read from another file", self.path)
+        with (open_regular_binary(self._file) if self.source is not None else nullcontext()) as stream:
+            chunks = iter_rows(self.path, stream=stream, need_label=True, size=_STREAM_ROWS, **self._how)
+            while True:
+                with warnings.catch_warnings():  # (each list read with them off, not the caller's work)
+                    warnings.simplefilter("ignore", DataWarning)
+                    chunk = next(chunks, None)
+                if chunk is None:
+                    break
+                seen += len(chunk[0])
+                if seen > self.n:
+                    break
+                yield from chunk[0]
         if seen != self.n:
             raise InputError(f"{self.path}: changed while it was read ({seen} rows, were {self.n})")
-        check_unchanged(self.path, self.identity, "its rows were rewritten meanwhile")
+        check_unchanged(self._file, self.identity, "its rows were rewritten meanwhile", self.path)
 
     def __repr__(self):
         return f"RowTexts({self.path!r}, {self.n} rows)"

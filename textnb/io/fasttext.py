@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 
 from textnb.core.errors import STDIN_NAME, InputError, NoLabelledLine, counted, empty_input
 from textnb.core.wrapping import keep_in_vectorizer, kept_in_vectorizer
-from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, binary_refusal, check_unchanged, decode_bytes, is_binary
+from textnb.io.corpus import (MAX_DOCUMENT_BYTES, Corpus, binary_refusal, check_unchanged, decode_bytes, is_binary,
+                              spilled_pipe)
 from textnb.io.files import DEFAULT_LABEL_PREFIX, cut_text, file_identity, open_regular_binary, read_regular_file
 
 __all__ = [
@@ -273,7 +274,9 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
     stream : bool, default=False
         The documents a :class:`LineTexts`, read from the file again each time they are
         iterated (training: memory does not grow with the file); the labels and line
-        numbers are read by a first pass. Only for a file (``data`` None).
+        numbers are read by a first pass. For a file, and for ``data`` (a pipe's bytes) over
+        :data:`textnb.io.corpus.STREAM_ROWS_BYTES`, written to a temporary file first
+        (:func:`textnb.io.corpus.spilled_pipe`); smaller ``data`` keeps its texts.
 
     Each line is decoded as a document file is (:func:`textnb.io.corpus.decode_bytes`).
 
@@ -284,9 +287,17 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
     label_prefix = _check_prefix(label_prefix)
     path = os.fspath(path)
     documents, labels, lines, unlabeled, repeats = [], [], [], 0, {}
-    identity = file_identity(path) if stream and data is None and os.path.isfile(path) else None  # (a pipe: once)
+    identity = file_identity(path) if stream and data is None and os.path.isfile(path) else None
+    # a pipe's content (``data``) is read once, its texts kept, unless it is over the bound of a
+    # corpus file's rows kept (STREAM_ROWS_BYTES): then it is written to a temporary file, read
+    # as a file is (spill_input)
+    spilled = spilled_pipe(data, stream)
+    if spilled is not None:
+        identity = spilled.identity
     texts = identity is None  # (streamed: the first pass reads the labels only)
-    for n, labs, text, times in _labelled_lines(path, data, label_prefix, max_bytes, texts=texts):
+    lines_of = _labelled_lines(path, data, label_prefix, max_bytes, texts=texts) if spilled is None \
+        else _labelled_lines(path, None, label_prefix, max_bytes, texts=texts, source=spilled.path)
+    for n, labs, text, times in lines_of:
         if not labs:
             if text is None:
                 continue
@@ -305,17 +316,18 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
         raise (NoLabelledLine if need_label else InputError)(empty_input(path))  # (no line that is not blank)
     if identity is not None:
         documents = LineTexts(path, len(labels), label_prefix=label_prefix, max_bytes=max_bytes,
-                              need_label=need_label, identity=identity)
+                              need_label=need_label, identity=identity, source=spilled)
     return FastTextCorpus(source=path, documents=documents, labels=labels, lines=lines, unlabeled=unlabeled,
                           label_prefix=label_prefix, repeats=repeats)
 
 
-def _labelled_lines(path, data, label_prefix, max_bytes, texts=True):
+def _labelled_lines(path, data, label_prefix, max_bytes, texts=True, source=None):
     """``(line number, labels, text, repeats)`` of each line of the file ``path`` (or of
-    ``data``), read line by line, each decoded as a document is and cut at ``max_bytes``
-    characters; ``text`` None for a blank line (``texts=False``: ``""`` for every other
-    line, its words not joined: the labels alone are read); ``repeats`` ``{label: times}``
-    of the labels the line gives more than once, else None (:func:`_label_repeats`)."""
+    ``data``; or of the file ``source``, which ``path`` then names), read line by line,
+    each decoded as a document is and cut at ``max_bytes`` characters; ``text`` None for a
+    blank line (``texts=False``: ``""`` for every other line, its words not joined: the
+    labels alone are read); ``repeats`` ``{label: times}`` of the labels the line gives
+    more than once, else None (:func:`_label_repeats`)."""
     if data is not None:
         if isinstance(data, (bytes, bytearray)):
             if is_binary(bytes(data[:_SNIFF])):
@@ -330,7 +342,7 @@ def _labelled_lines(path, data, label_prefix, max_bytes, texts=True):
         yield from _parsed(path, raw_lines, label_prefix, max_bytes, texts)
         return
     try:
-        with open_regular_binary(path) as f:
+        with open_regular_binary(path if source is None else source) as f:
             head = f.peek(_SNIFF)[:_SNIFF]
             if is_binary(head):
                 raise binary_refusal(path, head, "a fastText file")
@@ -394,12 +406,14 @@ class LineTexts:
     ``need_label``), in order, read from the file each time they are iterated
     (:func:`read_fasttext` with ``stream=True``): in memory one line at a time.
     ``len()`` is their number; a file whose lines changed in number meanwhile is an
-    InputError."""
+    InputError. ``source``: the :class:`~textnb.io.files.SpilledInput` of a pipe's content,
+    read instead of ``path``, which then only names it (kept while these texts are)."""
 
     def __init__(self, path, n, *, label_prefix=DEFAULT_LABEL_PREFIX, max_bytes=MAX_DOCUMENT_BYTES, need_label=True,
-                 identity=None):
-        self.path, self.n = os.fspath(path), n
-        self.identity = file_identity(self.path) if identity is None else identity
+                 identity=None, source=None):
+        self.path, self.n, self.source = os.fspath(path), n, source
+        self._file = self.path if source is None else source.path
+        self.identity = file_identity(self._file) if identity is None else identity
         self._how = (label_prefix, max_bytes)
         self._need_label = need_label
 
@@ -408,8 +422,8 @@ class LineTexts:
 
     def __iter__(self):
         seen = 0
-        check_unchanged(self.path, self.identity, "its labels were read from another file")
-        for _, labs, text, _ in _labelled_lines(self.path, None, *self._how):
+        check_unchanged(self._file, self.identity, "its labels were read from another file", self.path)
+        for _, labs, text, _ in _labelled_lines(self.path, None, *self._how, source=self.source and self.source.path):
             if text is None or (self._need_label and not labs):
                 continue
             seen += 1
@@ -418,7 +432,7 @@ class LineTexts:
             yield text
         if seen != self.n:
             raise InputError(f"{self.path}: changed while it was read ({seen} documents, were {self.n})")
-        check_unchanged(self.path, self.identity, "its lines were rewritten meanwhile")
+        check_unchanged(self._file, self.identity, "its lines were rewritten meanwhile", self.path)
 
     def __repr__(self):
         return f"LineTexts({self.path!r}, {self.n} lines)"

@@ -13,7 +13,7 @@ from textnb.core.regular import NotRegularFile, open_regular_stat
 
 __all__ = ["BATCH_BYTES", "BOM", "DEFAULT_LABEL_PREFIX", "MAILDIR_PARTS", "PipeReader", "Prefixed", "first_bytes", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files",
            "is_device", "is_maildir", "is_named_pipe", "noting_empty_folder", "open_regular_binary", "read_regular_file", "refuse_device",
-           "regular_reader", "source_batches"]
+           "regular_reader", "source_batches", "spill_input"]
 
 #: a UTF-8 byte-order mark (what Windows editors put before a file's text)
 BOM = b"\xef\xbb\xbf"
@@ -50,6 +50,53 @@ def file_identity(path, stat_result=None):
             return None
     st = stat_result
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+class SpilledInput:
+    """The content of a pipe (standard input, ``<(...)``, a FIFO) written to a file of its
+    own in the temporary folder (``.textnb-pipe-*``, mode 0600), so that a corpus that came
+    through a pipe is read again for its texts as a corpus file is (``path``), instead of
+    kept in memory while a model trains (:func:`spill_input`). The file is removed when
+    this object is collected, or when the process ends."""
+
+    def __init__(self, data):
+        import tempfile
+        import weakref
+
+        fd, self.path = tempfile.mkstemp(prefix=".textnb-pipe-")
+        self._remove = weakref.finalize(self, _remove_file, self.path)
+        try:
+            with open(fd, "wb") as f:
+                f.write(data)
+        except BaseException:  # (no space left, an interrupt: no file left behind)
+            self._remove()
+            raise
+        #: what tells the file rewritten between two passes (:func:`file_identity`)
+        self.identity = file_identity(self.path)
+
+    def close(self):
+        """Remove the file now."""
+        self._remove()
+
+    def __repr__(self):
+        return f"SpilledInput({self.path!r})"
+
+
+def _remove_file(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def spill_input(data):
+    """A :class:`SpilledInput` holding ``data`` (the bytes of a pipe, read whole), or None
+    when the temporary folder cannot take it (no space, not writable: the caller keeps the
+    texts in memory, as it did before)."""
+    try:
+        return SpilledInput(data)
+    except OSError:
+        return None
 
 
 def bounded_runs(items, size, measure=None):

@@ -1,0 +1,146 @@
+"""A large corpus that comes through a pipe (``zcat big.tsv.gz | textnb train -``) is
+written to a temporary file and read again from it for its texts, as a corpus file over
+``STREAM_ROWS_BYTES`` is, instead of kept in memory while the model trains
+(:func:`textnb.io.corpus.spilled_pipe`); the model is the one the texts kept in memory give."""
+
+import gc
+import io
+import os
+import stat
+import sys
+import tempfile
+
+import pytest
+
+import textnb.io.corpus as corpus_module
+from textnb.io.corpus import RowTexts, open_corpus
+from textnb.io.fasttext import LineTexts, read_fasttext
+
+ROWS = [("spam" if i % 3 == 0 else "ham", f"word{i % 17} text number {i} other{i % 5} caf\u00e9")
+        for i in range(400)]
+TSV = ("label\ttext\n" + "".join(f"{label}\t{text}\n" for label, text in ROWS)).encode()
+FASTTEXT = "".join(f"__label__{label} {text}\n" for label, text in ROWS).encode()
+
+
+@pytest.fixture
+def small_bound(monkeypatch):
+    """The bound over which a corpus is streamed, made small enough for these corpora."""
+    monkeypatch.setattr(corpus_module, "STREAM_ROWS_BYTES", 1000)
+
+
+def _spilled_file(texts):
+    source = texts.source
+    assert source is not None
+    path = source.path
+    assert os.path.isfile(path) and os.path.basename(path).startswith(".textnb-pipe-")
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    return path
+
+
+def test_a_large_piped_tsv_corpus_is_read_again_from_a_temporary_file(small_bound):
+    corpus = open_corpus("stdin", data=TSV, stream=True)
+    assert isinstance(corpus.documents, RowTexts)
+    path = _spilled_file(corpus.documents)
+    assert list(corpus.documents) == [text for _, text in ROWS]
+    assert list(corpus.documents) == [text for _, text in ROWS]  # (every pass)
+    assert list(corpus.labels) == [label for label, _ in ROWS]
+    assert corpus.source == "stdin"
+    del corpus
+    gc.collect()
+    assert not os.path.exists(path)  # removed with the texts
+
+
+def test_a_large_piped_fasttext_corpus_is_read_again_from_a_temporary_file(small_bound):
+    corpus = read_fasttext("stdin", data=FASTTEXT, stream=True)
+    assert isinstance(corpus.documents, LineTexts)
+    path = _spilled_file(corpus.documents)
+    kept = read_fasttext("stdin", data=FASTTEXT)  # (stream False: the texts kept, as before)
+    assert list(corpus.documents) == list(kept.documents) == [text for _, text in ROWS]
+    assert corpus.labels == kept.labels and corpus.lines == kept.lines
+    del corpus
+    gc.collect()
+    assert not os.path.exists(path)
+
+
+def test_a_small_pipe_or_no_streaming_keeps_the_texts_in_memory():
+    assert isinstance(open_corpus("stdin", data=TSV, stream=True).documents, list)  # (under the bound)
+    assert isinstance(read_fasttext("stdin", data=FASTTEXT, stream=True).documents, list)
+
+
+def test_a_temporary_folder_that_cannot_take_the_pipe_leaves_the_texts_in_memory(small_bound, monkeypatch):
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "mkstemp", full)
+    corpus = open_corpus("stdin", data=TSV, stream=True)
+    assert corpus.documents == [text for _, text in ROWS]
+    assert read_fasttext("stdin", data=FASTTEXT, stream=True).documents == [text for _, text in ROWS]
+
+
+def test_a_write_that_fails_leaves_no_temporary_file(monkeypatch, tmp_path):
+    from textnb.io import files
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with pytest.raises(TypeError):
+        files.SpilledInput(object())  # (the write fails: not bytes)
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("content", [TSV, FASTTEXT], ids=["tsv", "fasttext"])
+def test_train_from_a_large_pipe_gives_the_model_of_the_texts_kept_in_memory(content, monkeypatch, tmp_path):
+    from textnb.cli.commands import main
+
+    spills = []
+    spill_input = corpus_module.spill_input
+    monkeypatch.setattr(corpus_module, "spill_input", lambda data: spills.append(spill_input(data)) or spills[-1])
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    outputs = []
+    for bound in (10 ** 9, 1000):  # the texts kept, then the pipe spilled and read again
+        monkeypatch.setattr(corpus_module, "STREAM_ROWS_BYTES", bound)
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(content)))
+        out = tmp_path / f"m{bound}.tnb"
+        assert main(["train", "-", "-o", str(out)], stdout=io.StringIO(), stderr=io.StringIO()) == 0
+        outputs.append(out.read_bytes())
+    assert len(spills) == 1 and spills[0] is not None  # (the second run only)
+    assert outputs[0] == outputs[1]
+    del spills[:]
+    gc.collect()
+    assert not list((tmp_path / "tmp").iterdir())  # the temporary file removed
+
+
+def test_a_pipe_is_read_into_one_buffer_of_its_size(tmp_path):
+    # reading a pipe whole held it three times (the read, then joined to its first bytes)
+    import threading
+    import tracemalloc
+
+    from textnb.io.corpus import read_piped
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    content = b"label\ttext\n" + b"ham\t" + b"word " * ((16 << 20) // 5) + b"\n"
+
+    def write():
+        with open(fifo, "wb") as f:
+            f.write(content)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    tracemalloc.start()
+    try:
+        data = read_piped(str(fifo))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        writer.join()
+    assert data == content
+    assert peak < 1.5 * len(content)
+
+
+def test_the_rest_of_a_stream_up_to_a_limit():
+    from textnb.io.corpus import _read_rest
+
+    stream = io.BytesIO(b"x" * 3_000_000)
+    assert _read_rest(stream, b"head") == b"head" + b"x" * 3_000_000
+    assert _read_rest(io.BytesIO(b"y" * 3_000_000), b"ab", limit=2_500_002) == b"ab" + b"y" * 2_500_000
+    assert _read_rest(io.BytesIO(b""), b"only") == b"only"
