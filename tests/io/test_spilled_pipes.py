@@ -138,9 +138,9 @@ def test_a_pipe_is_read_into_one_buffer_of_its_size(tmp_path):
 
 
 def test_the_rest_of_a_stream_up_to_a_limit():
-    from textnb.io.corpus import _read_rest
+    from textnb.io.files import read_rest
 
     stream = io.BytesIO(b"x" * 3_000_000)
-    assert _read_rest(stream, b"head") == b"head" + b"x" * 3_000_000
-    assert _read_rest(io.BytesIO(b"y" * 3_000_000), b"ab", limit=2_500_002) == b"ab" + b"y" * 2_500_000
-    assert _read_rest(io.BytesIO(b""), b"only") == b"only"
+    assert read_rest(stream, b"head") == b"head" + b"x" * 3_000_000
+    assert read_rest(io.BytesIO(b"y" * 3_000_000), b"ab", limit=2_500_002) == b"ab" + b"y" * 2_500_000
+    assert read_rest(io.BytesIO(b""), b"only") == b"only"

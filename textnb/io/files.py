@@ -13,7 +13,7 @@ from textnb.core.regular import NotRegularFile, open_regular_stat
 
 __all__ = ["BATCH_BYTES", "BOM", "DEFAULT_LABEL_PREFIX", "MAILDIR_PARTS", "PipeReader", "Prefixed", "first_bytes", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files",
            "is_device", "is_maildir", "is_named_pipe", "noting_empty_folder", "open_regular_binary", "read_regular_file", "refuse_device",
-           "regular_reader", "source_batches", "spill_input"]
+           "read_rest", "regular_reader", "source_batches", "spill_input"]
 
 #: a UTF-8 byte-order mark (what Windows editors put before a file's text)
 BOM = b"\xef\xbb\xbf"
@@ -572,8 +572,28 @@ def first_bytes(head, stream, max_bytes):
     """The first ``max_bytes`` bytes (None: all) of a pipe whose first bytes, ``head``, were
     read and whose rest comes from ``stream``: a pipe that holds one document is its first
     ``max_bytes``, as a file is; the rest is not read."""
-    if max_bytes is None:
-        return head + stream.read()
-    if len(head) >= max_bytes:
+    if max_bytes is not None and len(head) >= max_bytes:
         return head[:max_bytes]
-    return head + stream.read(max_bytes - len(head))
+    return read_rest(stream, head, max_bytes)
+
+
+def read_rest(stream, first, limit=None):
+    """``first`` and the rest of the binary ``stream`` (up to ``limit`` bytes in all, None:
+    to its end), gathered in one growing buffer: a pipe of N bytes costs about N of memory,
+    not the three times N of reading it whole, then joining it to ``first`` (on a 85 MB
+    corpus: 255 MB). The one way every reader takes a pipe's rest."""
+    buffer = io.BytesIO()
+    buffer.write(first)
+    left = None if limit is None else limit - len(first)
+    while left is None or left > 0:
+        chunk = stream.read(_PIPE_CHUNK if left is None else min(_PIPE_CHUNK, left))
+        if not chunk:
+            break
+        buffer.write(chunk)
+        if left is not None:
+            left -= len(chunk)
+    return buffer.getvalue()
+
+
+#: bytes read at once from a pipe (:func:`read_rest`)
+_PIPE_CHUNK = 1 << 20
