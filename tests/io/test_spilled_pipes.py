@@ -144,3 +144,17 @@ def test_the_rest_of_a_stream_up_to_a_limit():
     assert read_rest(stream, b"head") == b"head" + b"x" * 3_000_000
     assert read_rest(io.BytesIO(b"y" * 3_000_000), b"ab", limit=2_500_002) == b"ab" + b"y" * 2_500_000
     assert read_rest(io.BytesIO(b""), b"only") == b"only"
+
+
+def test_a_forked_process_that_exits_leaves_the_parent_s_temporary_file(small_bound):
+    corpus = open_corpus("stdin", data=TSV, stream=True)
+    path = corpus.documents.source.path
+    pid = os.fork()
+    if pid == 0:  # the child ends as a Python program does: its exit handlers run
+        corpus.documents.source._remove()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.path.exists(path)
+    assert list(corpus.documents) == [text for _, text in ROWS]
+    corpus.documents.source.close()
+    assert not os.path.exists(path)

@@ -54,7 +54,7 @@ def file_identity(path, stat_result=None):
 
 class SpilledInput:
     """The content of a pipe (standard input, ``<(...)``, a FIFO) written to a file of its
-    own in the temporary folder (``.textnb-pipe-*``, mode 0600), so that a corpus that came
+    own in the temporary folder (``TMPDIR``; ``.textnb-pipe-*``, mode 0600), so that a corpus that came
     through a pipe is read again for its texts as a corpus file is (``path``), instead of
     kept in memory while a model trains (:func:`spill_input`). The file is removed when
     this object is collected, or when the process ends."""
@@ -64,7 +64,8 @@ class SpilledInput:
         import weakref
 
         fd, self.path = tempfile.mkstemp(prefix=".textnb-pipe-")
-        self._remove = weakref.finalize(self, _remove_file, self.path)
+        # (removed by this process only: a forked worker that exits normally leaves it)
+        self._remove = weakref.finalize(self, _remove_file, self.path, os.getpid())
         try:
             with open(fd, "wb") as f:
                 f.write(data)
@@ -82,7 +83,9 @@ class SpilledInput:
         return f"SpilledInput({self.path!r})"
 
 
-def _remove_file(path):
+def _remove_file(path, owner):
+    if os.getpid() != owner:
+        return
     try:
         os.unlink(path)
     except OSError:
