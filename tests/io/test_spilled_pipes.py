@@ -5,6 +5,7 @@ written to a temporary file and read again from it for its texts, as a corpus fi
 
 import gc
 import io
+import json
 import os
 import stat
 import sys
@@ -20,6 +21,7 @@ ROWS = [("spam" if i % 3 == 0 else "ham", f"word{i % 17} text number {i} other{i
         for i in range(400)]
 TSV = ("label\ttext\n" + "".join(f"{label}\t{text}\n" for label, text in ROWS)).encode()
 FASTTEXT = "".join(f"__label__{label} {text}\n" for label, text in ROWS).encode()
+JSON_LINES = "".join(json.dumps({"label": label, "text": text}) + "\n" for label, text in ROWS).encode()
 
 
 @pytest.fixture
@@ -86,7 +88,7 @@ def test_a_write_that_fails_leaves_no_temporary_file(monkeypatch, tmp_path):
     assert not list(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("content", [TSV, FASTTEXT], ids=["tsv", "fasttext"])
+@pytest.mark.parametrize("content", [TSV, FASTTEXT, JSON_LINES], ids=["tsv", "fasttext", "json-lines"])
 def test_train_from_a_large_pipe_gives_the_model_of_the_texts_kept_in_memory(content, monkeypatch, tmp_path):
     from textnb.cli.commands import main
 
