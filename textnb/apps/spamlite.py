@@ -406,45 +406,24 @@ def _log_poisson_tail(m, log_m, k, upper):
     or ``m / i``, until a term is below ``2**-54`` of the sum (or ``i`` reaches 0). The
     terms only fall from there, and a term below ``2**-54`` of the sum is below half a
     unit in the last place of it, so adding it (or any later term) rounds back to the same
-    sum: stopping there gives the very float the series to any smaller cut-off gives. For
-    the same reason the terms are added four at a time between two such tests (the
-    terms after the first small one add nothing): a quarter of the tests of the loop."""
+    sum: stopping there gives the very float the series to any smaller cut-off gives."""
     i = k if upper else k - 1
     log_first = i * log_m - math.lgamma(i + 1.0)
-    total = t = 1.0
+    total, t = 1.0, 1.0
     if upper:
         while True:
-            t *= m / (i + 1)
-            total += t
-            t *= m / (i + 2)
-            total += t
-            t *= m / (i + 3)
-            total += t
-            t *= m / (i + 4)
+            i += 1
+            t *= m / i
             total += t
             if t < _NEGLIGIBLE * total:
                 break
-            i += 4
     else:
-        while i >= 4:
+        while i > 0:
             t *= i / m
-            total += t
-            t *= (i - 1) / m
-            total += t
-            t *= (i - 2) / m
-            total += t
-            t *= (i - 3) / m
+            i -= 1
             total += t
             if t < _NEGLIGIBLE * total:
                 break
-            i -= 4
-        else:
-            while i > 0:
-                t *= i / m
-                i -= 1
-                total += t
-                if t < _NEGLIGIBLE * total:
-                    break
     return log_first + math.log(total)
 
 
@@ -457,10 +436,11 @@ def log_chi2_even_1(x, k):
     m = x / 2.0
     if m <= 0.0:
         return -math.inf, 0.0
+    log_m = math.log(m)
     if m >= k:
-        log_q = min(_log_poisson_tail(m, math.log(m), k, False) - m, 0.0)
+        log_q = min(_log_poisson_tail(m, log_m, k, False) - m, 0.0)
         return (math.log1p(-math.exp(log_q)) if log_q < 0.0 else -math.inf), log_q
-    log_p = min(_log_poisson_tail(m, math.log(m), k, True) - m, 0.0)
+    log_p = min(_log_poisson_tail(m, log_m, k, True) - m, 0.0)
     return log_p, (math.log1p(-math.exp(log_p)) if log_p < 0.0 else -math.inf)
 
 

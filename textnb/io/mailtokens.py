@@ -1000,13 +1000,10 @@ def read_message(data, max_bytes=DEFAULT_MAX_BYTES):
 def _entity(fields, body, mail, depth, budget, top=False):
     """The items of one MIME entity (its content fields and body), recursively."""
     items, cut = mail.items, mail.cut
-    if fields:
-        header = dict(reversed(fields))  # the first of a repeated field
-        ctype, params = _params(header.get("content-type", "text/plain"), cut)
-        if "/" not in ctype or " " in ctype:
-            ctype = "text/plain"
-    else:  # (what _params gives of the default)
-        header, ctype, params = {}, "text/plain", {}
+    header = dict(reversed(fields)) if fields else {}  # the first of a repeated field
+    ctype, params = _params(header.get("content-type", "text/plain"), cut)
+    if "/" not in ctype or " " in ctype:
+        ctype = "text/plain"
     if top and (not fields or fields[0][0].startswith("x-textnb-")
                 and all(name.startswith("x-textnb-") for name, _ in fields)):
         # a message body pasted or saved without its header (or with only the fields a
@@ -1108,12 +1105,8 @@ def _leaf(ctype, params, header, body, mail, top):
     cte = header.get("content-transfer-encoding", "").strip().lower()[:40]
     if cte:
         items.append(("cte", cte))
-    disposition = header.get("content-disposition")
-    if disposition is None:  # (what _params and _filename give without one)
-        filename = params.get("name")
-    else:
-        disposition, dparams = _params(disposition, cut)
-        filename = _filename(params, dparams)
+    disposition, dparams = _params(header.get("content-disposition", ""), cut)
+    filename = _filename(params, dparams)
     if filename is not None:
         filename = decode_header(filename, cut)
     if not ctype.startswith("text/") or filename is not None or disposition == "attachment":
