@@ -161,17 +161,28 @@ def test_add_headers_after_name_value_fields_and_forged_ones_removed():
     assert out.endswith(b"6.9000\n\nbody\n")
 
 
-@pytest.mark.parametrize("cut", range(len(b"From: "), 120))  # (a cut inside the first field's name
-def test_fields_never_go_into_a_line_of_a_header_cut_by_max_bytes(cut):  # leaves no header to read)
+_CUT_MESSAGE = (b"From: Alice <alice@example.com>\nTo: bob@example.org\nSubject: lunch\n tomorrow at noon\n"
+                b"Received: from mx.example.com\n\tby relay.example.org with ESMTP\n\tfor <bob@example.org>; Tue\n"
+                b"Message-ID: <a1@example.com>\n\nSee you then.\n")
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n", b"\r"], ids=["LF", "CRLF", "CR"])
+@pytest.mark.parametrize("cut", range(len(b"From: "), len(_CUT_MESSAGE.replace(b"\n", b"\r\n"))))  # (a cut in the
+def test_fields_never_go_into_a_line_of_a_header_cut_by_max_bytes(cut, eol):  # first name: no header to read)
     """``-p --max-bytes N`` (and the daemon with the same limit) read a message cut inside
     its header: the fields go before the last field read, which may go on past the cut
     (a folded line too), so the delivered message (what was read with the fields, then the
-    rest) has every field of the original intact and the body unchanged."""
+    rest) has every field of the original intact and the body unchanged. A cut just after
+    a line end and the white space of a continuation line (``"\\n\\t"``) put them after the
+    first line of a field folded over three lines (the reader takes the lone white space
+    for the blank line): the rest of the field then continued our last field, and a second
+    pass, removing our fields with their continuation lines, deleted it."""
     import email
     import email.policy
 
-    msg = (b"From: Alice <alice@example.com>\nTo: bob@example.org\nSubject: lunch\n tomorrow at noon\n"
-           b"Message-ID: <a1@example.com>\n\nSee you then.\n")
+    from textnb.apps.spamlite import remove_headers
+
+    msg = _CUT_MESSAGE.replace(b"\n", eol)
     if cut >= len(msg):
         return
     delivered = add_headers(msg[:cut], V) + msg[cut:]
@@ -179,7 +190,8 @@ def test_fields_never_go_into_a_line_of_a_header_cut_by_max_bytes(cut):  # leave
     original = email.message_from_bytes(msg, policy=email.policy.compat32)
     assert not parsed.defects
     assert [(k, v) for k, v in parsed.items() if not k.startswith("X-TextNB")] == list(original.items())
-    assert parsed["X-TextNB-Log-Odds"] == "6.9000" and parsed.get_payload() == "See you then.\n"
+    assert parsed["X-TextNB-Log-Odds"] == "6.9000" and parsed.get_payload() == "See you then." + eol.decode()
+    assert remove_headers(delivered) == msg  # (a second filter's pass starts by removing them)
 
 
 #: the shapes of a message's start that the fields must be placed in as the reader reads them

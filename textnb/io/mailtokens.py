@@ -938,11 +938,14 @@ def header_end(data):
         return None, eol, False
     if not fields:
         return None, eol, False
+    if not body and not text.endswith("\n"):
+        # the header runs to the end, its last line unended; a last line of white space alone
+        # too: the reader takes it for the blank line, but it may be a field's continuation
+        # cut short (``--max-bytes`` just after ``"\n\t"``), and it has no line break of its own
+        return len(data), eol, False
     lines = text.count("\n", 0, len(text) - len(body))  # line breaks of the header (and its blank line)
     if separated:
         lines -= 1  # the blank line's own
-    elif not body and not text.endswith("\n"):
-        return len(data), eol, False  # the header runs to the end, its last line unended
     end = _after_line_breaks(data, lines, start, bare_cr)
     return end, _line_end(data, max(start, end - 2), bare_cr) if end > start else eol, separated
 
