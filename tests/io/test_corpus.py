@@ -589,3 +589,68 @@ def test_csv_fields_of_many_lines_read_as_each_line_decoded_alone(tmp_path, seed
     path.write_bytes(data)
     got = [r for docs, labels in iter_rows(path, need_label=True, size=7) for r in zip(docs, labels)]
     assert got == [(t, lab) for lab, t in reference]
+
+
+_DELIMITED_ROWS = [("spam", "win money now, call"), ("ham", "see you at lunch; ok"), ("spam", "free prize | claim now"),
+                   ("ham", "meeting moved\nto monday"), ("spam", 'a "quoted" prize'), ("ham", "plain words")]
+
+
+def _delimited(delimiter):
+    """The rows above as a CSV file with ``delimiter`` and a ``label``/``text`` header, each
+    text that holds the delimiter, a quote or a line end quoted (as the csv module writes it)."""
+    import csv
+    import io as _io
+
+    out = _io.StringIO()
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
+    writer.writerow(["label", "text"])
+    writer.writerows(_DELIMITED_ROWS)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("name", ["rows.txt", "rows.csv", "rows"])
+@pytest.mark.parametrize("delimiter", [",", ";", "|"])
+def test_a_corpus_with_semicolons_or_bars_is_read_as_the_comma_file(tmp_path, name, delimiter):
+    """A ``label;text`` (or ``label|text``) file, as spreadsheets write CSV where the decimal
+    mark is a comma, is the corpus its comma file is. Its header was one cell to the corpus
+    reader (a comma or a TAB only), so the file went to the table reader, which sniffed the
+    semicolon: ``textnb train`` fitted a table model whose classes were the texts, exit 0."""
+    path = tmp_path / name
+    path.write_text(_delimited(delimiter))
+    corpus = open_corpus(path)
+    assert list(corpus.labels) == [label for label, _ in _DELIMITED_ROWS]
+    assert list(corpus.documents) == [text for _, text in _DELIMITED_ROWS]
+    rc, out, err = cli("train", path, "-o", tmp_path / f"{name}.tnb")
+    assert rc == 0 and "model: DiscriminativeNB" in out + err and "ham 3, spam 3" in out + err
+
+
+def test_a_semicolon_corpus_trains_the_model_of_its_tsv_file(tmp_path):
+    """The same model file, byte for byte, from the semicolon file and the TSV file; the
+    columns named (``--label-column``, ``--text-column``) are found in the semicolon header
+    (they were not: ``no label column 'label' (columns: label;text)``); ``predict --rows``
+    reads it too."""
+    semi, tsv = tmp_path / "c.txt", tmp_path / "c.tsv"
+    semi.write_text(_delimited(";"))
+    tsv.write_text("label\ttext\n" + "".join(f"{label}\t{text.replace(chr(10), ' ')}\n"
+                                              for label, text in _DELIMITED_ROWS))
+    semi.write_text(semi.read_text().replace("moved\nto", "moved to"))
+    for path, out in ((semi, "semi.tnb"), (tsv, "tsv.tnb")):
+        rc, _, err = cli("train", path, "--label-column", "label", "--text-column", "text", "-o", tmp_path / out)
+        assert rc == 0, err
+    assert (tmp_path / "semi.tnb").read_bytes() == (tmp_path / "tsv.tnb").read_bytes()
+    rc, out, err = cli("predict", tmp_path / "semi.tnb", "--rows", semi)
+    assert rc == 0 and "of 6 rows with a label column" in out + err
+
+
+def test_a_headerless_comma_corpus_whose_texts_hold_semicolons_stays_a_comma_file(tmp_path):
+    """The first delimiter that cuts the first line wins, a comma first: a headerless comma
+    corpus whose texts hold semicolons is read with commas; a row of a semicolon file with
+    a semicolon left unquoted in its text is an error that names it."""
+    path = tmp_path / "plain.txt"
+    path.write_text("spam,win; money\nham,see you; soon\nspam,free; prize\nham,lunch; ok\n")
+    corpus = open_corpus(path)
+    assert list(corpus.labels) == ["spam", "ham", "spam", "ham"] and corpus.documents[0] == "win; money"
+    path.write_text("label;text\nspam;win money\nham;see you; soon\n")
+    with pytest.raises(InputError, match=r"plain.txt:3: row has 3 cells, expected 2 \(quote a text that holds a "
+                                         r"semicolon\)"):
+        open_corpus(path)

@@ -372,3 +372,18 @@ def test_a_column_of_numbers_but_for_a_few_NA_cells_is_said_to_be_read_as_nomina
         few = tmp_path / "few.csv"  # 3 numbers and a word: a nominal column of codes
         few.write_text("x,class\n1,a\n2,b\n3,a\nNA,b\n")
         assert read_table(few).attributes[0].kind == "nominal"
+
+
+@pytest.mark.parametrize("name", ["w.csv", "w.txt"])
+@pytest.mark.parametrize("delimiter", [";", "|", "\t"])
+def test_a_table_of_semicolons_or_bars_is_the_comma_table(tmp_path, name, delimiter):
+    """The table reader's delimiter is the corpus reader's (the first that cuts the first line:
+    a TAB, else a comma, a semicolon, a bar): a ``.csv`` table of semicolons was read with
+    commas, one column (``only the class attribute 'outlook;temperature;...'``)."""
+    rows = ["outlook,temperature,windy,play", "sunny,85,FALSE,no", "overcast,83,FALSE,yes", "rainy,70,TRUE,yes",
+            "rainy,65,TRUE,no"]
+    comma = read_table(_file(tmp_path, "comma.csv", "\n".join(rows) + "\n"))
+    other = read_table(_file(tmp_path, name, "\n".join(r.replace(",", delimiter) for r in rows) + "\n"))
+    assert [a.name for a in other.attributes] == [a.name for a in comma.attributes]
+    np.testing.assert_array_equal(other.X, comma.X)
+    assert list(other.y) == list(comma.y)

@@ -74,6 +74,8 @@ __all__ = [
     "document_text",
     "checked_rows",
     "row_width_error",
+    "delimiter_of",
+    "DELIMITERS",
     "documents_in_several_classes",
     "iter_rows",
     "read_progress",
@@ -680,7 +682,7 @@ def corpus_columns(path, *, label_column=None, text_column=None, data=None):
     else:
         text = read_text_file(path, "a TSV/CSV corpus", data=head)  # (the header's lines)
         first = next((line for line in text.splitlines() if line.strip()), "")
-        delimiter = _delimiter_of(path, first)
+        delimiter = delimiter_of(path, first)
         quoting = csv_quoting(delimiter)
         header = next(csv.reader([first], delimiter=delimiter, quoting=quoting), [])
     li = _pick_column(header, label_column, _LABEL_NAMES, "label", path)
@@ -1057,8 +1059,28 @@ def _same_columns(head):
     return len(head) >= 2 and len(widths) == 1 and widths.pop() > 2
 
 
-def _delimiter_of(path, first_line):
-    return "\t" if (path.lower().endswith((".tsv", ".tab")) or "\t" in first_line) else ","
+#: The cell delimiters of a CSV file, in the order :func:`delimiter_of` tries them on its first
+#: line, and their names: a comma; a semicolon, as spreadsheets write CSV where the decimal mark
+#: is a comma; a bar.
+DELIMITERS = {",": "comma", ";": "semicolon", "|": "bar"}
+
+
+def delimiter_of(path, first_line):
+    """The cell delimiter of the TSV/CSV file ``path`` whose first line is ``first_line``
+    (str): a TAB for a ``.tsv`` / ``.tab`` file or a first line that holds one; else the first
+    of :data:`DELIMITERS` that cuts the first line into cells as the csv module reads it (a
+    quoted cell may hold it), a comma when none does. The one rule of the text corpus reader
+    and the table reader: a ``label;text`` file was not a corpus to the first (a comma or a
+    TAB only), and a table to the second (its delimiter sniffed), its texts the classes."""
+    if path.lower().endswith((".tsv", ".tab")) or "\t" in first_line:
+        return "\t"
+    for delimiter in DELIMITERS:
+        try:
+            if len(next(csv.reader([first_line], delimiter=delimiter), [])) > 1:
+                return delimiter
+        except csv.Error:
+            continue
+    return ","
 
 
 def _row_layout(path, head, delimiter, label_column, text_column, need_label, header_table, header, label_sets):
@@ -1143,14 +1165,15 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
     documents, labels, done = [], [], 0  # (done: the documents of the lists given already)
     listed = []  # (line, label) of the labels holding a comma: a label list? (training: one warning)
     last = ti if li is None else max(li, ti)
-    width = len(header) if delimiter == "," else None  # (a headerless CSV file: rows of 2)
+    width = len(header) if delimiter in DELIMITERS else None  # (a headerless CSV file: rows of 2)
     ahead = len(head) - skip  # (rows read already, for the layout: given together)
     for n, row in itertools.chain(head[skip:], rows):
         number = done + len(documents) + 1  # (the row's number among the data rows: predict's PATH:ROW)
         if len(row) <= last:
             raise row_width_error(path, n, len(row), last + 1, at_least=True, row=number)
         if width is not None and len(row) > width:
-            raise row_width_error(path, n, len(row), width, hint=" (quote a text that holds a comma)", row=number)
+            raise row_width_error(path, n, len(row), width, hint=f" (quote a text that holds a {DELIMITERS[delimiter]})",
+                                  row=number)
         if json_lines:
             check_json_cells(path, n, header, row, (li, ti) if need_label and not label_sets else (ti,), number)
             if not need_label and li is not None and is_listed(row[li]):
@@ -1225,7 +1248,7 @@ _START, _FIELD, _QUOTED, _QUOTE_SEEN = range(4)
 
 def _capped_fields(raw, cap, delimiter=b"\t", quote=None):
     """The lines of the binary stream ``raw`` (a TSV file: ``delimiter`` TAB, no quoting; a
-    CSV file: ``delimiter`` b",", ``quote`` b'"', as the csv module reads it), each field cut
+    CSV file: ``delimiter`` b",", b";" or b"|", ``quote`` b'"', as the csv module reads it), each field cut
     at ``cap`` bytes (the start of the UTF-8 character there): a row of any length is read
     a block at a time, and memory holds its fields' first ``cap`` bytes, not the whole line
     (a 200 MB row took 1.6 GB whatever ``--max-bytes``). The one rule of both delimiters;
@@ -1456,15 +1479,14 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         refused = json_refusal(path, first)
         if refused is not None:
             raise refused
-        first_line = first.split(b"\n", 1)[0]
+        delimiter = delimiter_of(path, first.split(b"\n", 1)[0].decode("latin-1"))  # (its ASCII bytes where they are)
         cap = max(max_bytes + 8, _MIN_FIELD_CAP)
-        if path.lower().endswith((".tsv", ".tab")) or b"\t" in first_line:  # TSV: a row is a line
+        if delimiter == "\t":  # TSV: a row is a line
             raw_lines = _capped_fields(raw_lines, cap)
-        else:  # CSV: a quoted field may hold commas and line ends
-            raw_lines = _capped_fields(raw_lines, cap, b",", b'"')
+        else:  # CSV: a quoted field may hold the delimiter and line ends
+            raw_lines = _capped_fields(raw_lines, cap, delimiter.encode(), b'"')
         lines = _CountedLines(raw_lines)
         head = next(lines, "")
-        delimiter = _delimiter_of(path, head.split("\n", 1)[0])
         quoting = csv_quoting(delimiter)
         reader = csv.reader(itertools.chain([head], lines), delimiter=delimiter, quoting=quoting, strict=True)
         yield from _table_chunks(path, checked_rows(path, reader, lines), delimiter, label_column, text_column, max_bytes,

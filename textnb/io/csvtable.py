@@ -39,7 +39,7 @@ import numpy as np
 
 from textnb.core.errors import DataWarning, InputError, RowError, empty_input
 from textnb.core.attributes import MAX_COLUMNS, Attribute, found_values, repeated
-from textnb.io.corpus import checked_rows, csv_quoting, read_piped, read_text_file, row_width_error
+from textnb.io.corpus import checked_rows, csv_quoting, delimiter_of, read_piped, read_text_file, row_width_error
 from textnb.io.files import open_regular_binary
 from textnb.io.jsonlines import is_json_lines, json_fields, json_head
 from textnb.io.numbers import is_number, parse_number
@@ -62,15 +62,9 @@ _KINDS = ("nominal", "numeric") + UNCERTAIN_KINDS + (_TEXT,)
 
 
 def _delimiter(path, sample):
-    lower = path.lower()
-    if lower.endswith(".tsv") or lower.endswith(".tab"):
-        return "\t"
-    if lower.endswith(".csv"):
-        return ","
-    try:
-        return csv.Sniffer().sniff(sample, delimiters=",\t;|").delimiter
-    except csv.Error:
-        return "\t" if "\t" in sample.split("\n", 1)[0] else ","
+    """The delimiter of the table ``path`` whose text starts with ``sample``: the text corpus
+    reader's rule (:func:`textnb.io.corpus.delimiter_of`) on its first line."""
+    return delimiter_of(path, next(iter(sample.splitlines()), ""))
 
 
 def _warn_if_numbers_but_a_few(path, name, col, looks, linenos):
@@ -271,7 +265,8 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
     Parameters
     ----------
     path : str or path-like
-        ``.csv`` (comma), ``.tsv`` / ``.tab`` (tab); other names: delimiter sniffed.
+        ``.tsv`` / ``.tab`` (tab); else the delimiter its first line shows (a TAB, else a comma,
+        semicolon or bar: :func:`textnb.io.corpus.delimiter_of`).
     types : dict of {str: "nominal", "numeric", "uncertain-numeric", "uncertain-nominal" or "text"}, default=None
         Forced column types; other columns are inferred (never as text).
     class_name : str, "" or None, default=None
