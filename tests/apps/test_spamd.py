@@ -974,6 +974,21 @@ def test_an_error_line_never_echoes_the_requests_control_bytes(spam_model):
     assert out == b"SPAMD/1.0 76 Bad header line: (\\x16\\x03\\x01\\x00\\x05hello\\x7f)\r\n", out
 
 
+@pytest.mark.parametrize("request_line, echoed", [
+    (b"CH\xe9CK SPAMC/1.5", b"(CH\\xe9CK SPAMC/1.5)"),  # Latin-1 bytes: not UTF-8
+    (b"\xff\xfe", b"(\\xff\\xfe)"),
+    (b"CH\xc3\xa9CK SPAMC/1.5", b"(CH\xe9CK SPAMC/1.5)"),  # UTF-8: the character, in Latin-1
+    (b"CHECK\xe2\x80\xa8 SPAMC/1.5", b"(CHECK\\u2028 SPAMC/1.5)"),
+])
+def test_an_error_line_writes_the_bytes_that_are_not_utf8_escaped(spam_model, request_line, echoed):
+    """The bytes 0xA0-0xFF of a request line that is not UTF-8 were echoed raw in the error
+    line (the line read as Latin-1, where they are printable), 0x80-0x9F escaped: every byte
+    that is not UTF-8 is now written ``\\xNN``, as the docs say."""
+    with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
+        out = raw(srv.spamd_address, request_line + b"\r\n\r\n")
+    assert out == b"SPAMD/1.0 76 Bad header line: " + echoed + b"\r\n", out
+
+
 # -- defects of session 24: a user's first TELL, a broken user model, forgetting what was never learned ----
 def _trained_served(root):
     """A served spam model with its journal (trained by ``spamfilter --train-*``: the journal

@@ -269,3 +269,16 @@ def test_scikit_learn_tools_take_the_spam_scorer():
     assert cross_val_score(SpamScorer(), docs, y, cv=3).shape == (3,)
     search = GridSearchCV(SpamScorer(), {"method": ["fisher", "multinomial"]}, cv=3).fit(docs, y)
     assert search.best_params_["method"] in ("fisher", "multinomial")
+
+
+@pytest.mark.parametrize("call", ["predict", "predict_proba", "predict_log_odds", "decision_function", "score",
+                                  "token_log_odds", "informative_tokens", "lite_scorer", "save"])
+def test_every_method_before_fit_says_the_scorer_is_not_fitted(call, tmp_path):
+    """``SpamScorer().predict(...)`` raised AttributeError (``classes_``, read before the
+    decision that checks it), as did the methods that read the counts without it."""
+    args = {"predict": (["free money"],), "predict_proba": (["free money"],), "predict_log_odds": (["free money"],),
+            "decision_function": (["free money"],), "score": (["free money"], ["spam"]), "token_log_odds": (),
+            "informative_tokens": (), "lite_scorer": (), "save": (tmp_path / "m.tnb",)}[call]
+    with pytest.raises(InputError, match="^the spam scorer is not fitted$"):
+        getattr(SpamScorer(), call)(*args)
+    assert not (tmp_path / "m.tnb").exists()

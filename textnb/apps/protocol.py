@@ -144,9 +144,18 @@ def parse_length(text):
     return int(text)
 
 
+def request_text(line):
+    """A spamd request's line (bytes) as text, its line end removed: UTF-8, a byte that is not
+    UTF-8 kept by ``surrogateescape`` (a user name's bytes go on unchanged; an error line that
+    quotes the line writes such a byte ``\\xNN``, :func:`one_line`). Read as Latin-1, the
+    bytes 0xA0-0xFF were printable characters, echoed raw in the error line."""
+    return line.rstrip(b"\r\n").decode("utf-8", "surrogateescape")
+
+
 def parse_spamd_request_line(line):
-    """``(method, version)`` of ``b'CHECK SPAMC/1.5\\r\\n'``; ProtocolError otherwise."""
-    text = line.rstrip(b"\r\n").decode("latin-1")
+    """``(method, version)`` of ``b'CHECK SPAMC/1.5\\r\\n'``; ProtocolError otherwise (the line
+    read as :func:`request_text` reads it)."""
+    text = request_text(line)
     parts = text.split(" ")
     if len(parts) != 2 or parts[0] not in SPAMD_METHODS or not parts[1].startswith("SPAMC/"):
         raise ProtocolError(f"({text[:80]})")
@@ -167,7 +176,7 @@ def parse_spamd_header(line, headers):
     ``Message-class`` is ``spam`` or ``ham``; ``Set`` / ``Remove`` name ``local`` and/or
     ``remote``; ``Compress`` is refused (this daemon reads plain messages only).
     """
-    text = line.rstrip(b"\r\n").decode("latin-1")
+    text = request_text(line)
     name, sep, value = text.partition(":")
     if not sep:
         raise ProtocolError("(header not in 'Name: value' format)")
@@ -184,7 +193,7 @@ def parse_spamd_header(line, headers):
             raise ProtocolError("(User header contains control chars)")
         # the name's bytes, as spamc sends the user's (UTF-8) name: they become the per-user
         # model file's name unchanged (a byte that is not UTF-8 kept by surrogateescape)
-        headers["user"] = value.encode("latin-1").decode("utf-8", "surrogateescape")
+        headers["user"] = value
     elif name == "Message-class":
         if value.lower() not in ("spam", "ham"):
             raise ProtocolError("(Message-class header contains invalid class)")

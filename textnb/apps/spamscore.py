@@ -215,6 +215,12 @@ class SpamScorer:
             raise InputError(f"{len(predicted)} documents but {len(y)} labels")
         return float(np.mean(predicted == y)) if len(y) else 0.0
 
+    def _check_fitted(self):
+        """InputError ``the spam scorer is not fitted`` before :meth:`fit` (every method that
+        reads the counts; ``predict`` raised AttributeError)."""
+        if not hasattr(self, "classes_"):
+            raise InputError("the spam scorer is not fitted")
+
     def _check_params(self):
         if self.method not in _METHODS:
             raise InputError(f"unknown method {self.method!r}; choose from {', '.join(_METHODS)}")
@@ -368,8 +374,7 @@ class SpamScorer:
         its compact form in front (:meth:`lite_scorer`; the spam filter's fast path reads it)."""
         from textnb.core.model_io import save
 
-        if not hasattr(self, "classes_"):
-            raise InputError("the spam scorer is not fitted")
+        self._check_fitted()
         save(self, path)
 
     def lite_scorer(self):
@@ -377,6 +382,7 @@ class SpamScorer:
         weights, :func:`~textnb.apps.spamlite.compact_weights`), which gives the very floats
         of :meth:`decision_function`; None for ``method="geometric"`` or classes other than
         ham and spam."""
+        self._check_fitted()
         if self.method not in ("multinomial", "fisher") or label_names(self) != ["ham", "spam"]:
             return None
         self._check_params()
@@ -438,6 +444,7 @@ class SpamScorer:
         ``log f(w) - log(1 - f(w))`` of Robinson's token probability (fisher, geometric), or
         the log-likelihood ratio of its presence (multinomial: :meth:`_multinomial_llr`).
         What ``textnb inspect`` ranks the most informative tokens by."""
+        self._check_fitted()
         w = self._token_weights()
         if self.method == "multinomial":
             return self._multinomial_llr(np.arange(len(self.vocabulary_)), w)
@@ -488,8 +495,7 @@ class SpamScorer:
 
     def decision_function(self, X):
         """Spam log-odds ``log P(classes_[1]) - log P(classes_[0])`` of each document."""
-        if not hasattr(self, "classes_"):
-            raise InputError("the spam scorer is not fitted")
+        self._check_fitted()
         self._check_params()
         X = list(X)
         if not X:
@@ -562,4 +568,5 @@ class SpamScorer:
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X):
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        lo = self.decision_function(X)  # (first: it says when the scorer is not fitted)
+        return self.classes_[(lo > 0).astype(int)]
