@@ -996,6 +996,42 @@ def test_an_interrupt_during_a_move_never_loses_the_document(topic_model, tmp_pa
     assert sorted(os.listdir(moved.parent)) == ["a.txt"]  # (no temporary file left)
 
 
+@pytest.mark.parametrize("move", [False, True], ids=["copy", "move"])
+def test_a_document_routed_as_an_interrupt_comes_has_its_line(topic_model, tmp_path, monkeypatch, move):
+    """topicfilter interrupted (Ctrl-C, SIGTERM) while a document was put in place: the
+    document was in OUT (with ``--move``, gone from its source) and its line was never
+    printed, the held interrupt acting before the command wrote it. The line is written
+    with the document in place, before the interrupt acts: every document in OUT is listed."""
+    import signal
+
+    from textnb.cli.topicfilter import topic_main
+
+    src = tmp_path / "in"
+    src.mkdir()
+    for i in range(5):
+        (src / f"{i}.txt").write_text(["cheap pills casino prize", "meeting agenda budget", "goal match team"][i % 3])
+    real_link = os.link
+    linked = []
+
+    def link(path, dest, *args, **kwargs):  # the interrupt comes as the third document is put in place
+        real_link(path, dest, *args, **kwargs)
+        linked.append(dest)
+        if len(linked) == 3:
+            signal.raise_signal(signal.SIGINT)
+
+    topic_model.save(tmp_path / "topic.tnb")
+    monkeypatch.setattr(os, "link", link)
+    out, err = io.StringIO(), io.StringIO()
+    status = topic_main(["--model", str(tmp_path / "topic.tnb"), "--uncalibrated", "--out", str(tmp_path / "out"),
+                         *(["--move"] if move else []), str(src)], stdout=out, stderr=err)
+    monkeypatch.undo()
+    placed = sorted(str(p) for p in (tmp_path / "out").rglob("*.txt"))
+    listed = sorted(line.split("\t")[3] for line in out.getvalue().splitlines())
+    assert status == 130 and "interrupted" in err.getvalue(), err.getvalue()
+    assert len(placed) == 3 and listed == placed
+    assert len(list(src.iterdir())) == (2 if move else 5)
+
+
 def test_a_copy_is_never_under_its_final_name_until_whole(topic_model, tmp_path, monkeypatch):
     """Found by a user trial: kill -9 of topicfilter copying a 400 MB document left 88-240 MB
     of it under its final name (a rerun copied the document beside it). The copy is written

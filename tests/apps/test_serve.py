@@ -1283,3 +1283,78 @@ def test_http_mail_labels_of_a_spam_model_of_three_classes_are_its_most_probable
     for i, v in enumerate(body["verdicts"]):  # one score: the spam column is the verdict's, to the bit
         assert body["probabilities"][i][2] == v["score"] and body["log_odds"][i][2] == v["log_odds"]
     assert [v["label"] for v in body["verdicts"]][:3] == ["ham", "ham", "spam"]
+
+
+# -- defects of session 47: quotes in a text, unread bodies, infinite log-odds ------------------
+def test_a_text_full_of_quotes_is_one_text(topic_model):
+    """The count of strings before parsing took every quote for a string's: one text quoting
+    a dialogue (or an HTML mail's attributes) was refused as ``over N strings``; the quotes
+    escaped inside a text are not counted. The limit still holds on the parsed texts."""
+    quoted = ('The minister said "no" to the "tax" plan, calling it "unfair", "costly", "late" and "wrong"; the '
+              '"opposition" called it "a farce"')
+    with Server(topic_model, http=("127.0.0.1", 0), max_texts=1) as server:
+        port = server.http_address[1]
+        status, body = post(port, {"texts": [quoted]})
+        assert status == 200 and len(body["labels"]) == 1
+        status, body = post(port, {"texts": [quoted, quoted]})
+        assert status == 400 and "--max-texts" in body["error"]
+        status, body = post(port, {"texts": ["x"] * 100})  # (refused before the JSON is parsed)
+        assert status == 400 and "over 1 strings" in body["error"]
+
+
+def _exchange(port, data):
+    """Send ``data`` on one connection and read until the server closes it (or 10 s)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(data)
+        chunks = []
+        try:
+            while chunk := s.recv(65536):
+                chunks.append(chunk)
+        except TimeoutError:
+            pass
+        return b"".join(chunks)
+
+
+def test_a_body_the_server_does_not_read_is_never_read_as_the_next_request(topic_model):
+    """A GET with a body, kept alive: the body was read as the next request (``400 Bad
+    request syntax ('{"texts": ["x"]}GET /model ...')``); now the reply closes the
+    connection. A POST with ``Transfer-Encoding: chunked`` beside a Content-Length was
+    read by its Content-Length and the rest of its chunked body as a second request (two
+    answers to one request: the smuggling a doubled Content-Length is refused for); now 501
+    and the connection closed, one answer."""
+    with Server(topic_model, http=("127.0.0.1", 0)) as server:
+        port = server.http_address[1]
+        body = b'{"texts": ["x"]}'
+        out = _exchange(port, b"GET /model HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s"
+                              b"GET /model HTTP/1.1\r\nHost: x\r\n\r\n" % (len(body), body))
+        assert out.count(b"HTTP/1.1 ") == 1 and out.startswith(b"HTTP/1.1 200"), out
+        assert b"Connection: close" in out and b"Bad request" not in out
+        chunked = b'16\r\n{"texts": ["cheap won"]}\r\n0\r\n\r\n'
+        out = _exchange(port, b"POST /classify HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                              b"Content-Length: 4\r\n\r\n" + chunked)
+        assert out.count(b"HTTP/1.1 ") == 1 and out.startswith(b"HTTP/1.1 501"), out
+        assert b"Transfer-Encoding is not supported" in out
+        # a GET without a body keeps the connection for the next request, as before
+        out = _exchange(port, b"GET /model HTTP/1.1\r\nHost: x\r\n\r\nGET /model HTTP/1.1\r\nHost: x\r\n"
+                              b"Connection: close\r\n\r\n")
+        assert out.count(b"HTTP/1.1 200") == 2, out
+
+
+def test_an_infinite_log_odds_is_answered_as_predict_json_writes_it(tmp_path):
+    """A label every training document has (a multi-label model's constant label) has log-odds
+    +inf: ``predict --json`` writes 1.8e308 (strict JSON keeps the order), the daemon wrote
+    null. One rule for both (``core.errors.json_values``)."""
+    from conftest import cli
+
+    rows = [{"labels": ["all", "a"], "text": "alpha beta gamma"}, {"labels": ["all", "b"], "text": "delta epsilon zeta"},
+            {"labels": ["all", "a"], "text": "alpha gamma eta"}, {"labels": ["all", "b"], "text": "delta zeta theta"}]
+    (tmp_path / "ml.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows * 3))
+    (tmp_path / "q.txt").write_text("alpha beta\n")
+    assert cli("train", tmp_path / "ml.jsonl", "-o", tmp_path / "ml.tnb")[0] == 0
+    rc, out, _ = cli("predict", tmp_path / "ml.tnb", "--lines", tmp_path / "q.txt", "--json", "--proba")
+    predicted = json.loads(out)
+    assert predicted["log_odds"]["all"] == 1.7976931348623157e308
+    with Server(tmp_path / "ml.tnb", http=("127.0.0.1", 0)) as server:
+        status, body = post(server.http_address[1], {"texts": ["alpha beta"]})
+    assert status == 200
+    assert dict(zip(body["classes"], body["log_odds"][0])) == predicted["log_odds"]

@@ -1297,7 +1297,7 @@ def _plain_text(doc, model, limit, source=None):
     return text
 
 
-def apply_route(route, *, move=False):
+def apply_route(route, *, move=False, placed=None):
     """Copy (or with ``move``, move) the document to ``route.destination``.
 
     The document is written whole into a hidden temporary file of the destination folder,
@@ -1311,10 +1311,24 @@ def apply_route(route, *, move=False):
     SIGTERM, SIGHUP) never cuts a step in two (:class:`~textnb.core.signals.HeldSignals`): it
     acts while bytes are copied (the temporary file removed, the source kept) or once the
     document is in place; so a document is always in its source or, whole, in OUT.
+    ``placed(destination)`` is called once it is in place, before such an interrupt acts:
+    what the caller reports of it (``topicfilter``'s line) is never lost to the interrupt
+    (a document routed as Ctrl-C came was in OUT, or moved from its source, and not listed).
     """
-    folder = os.path.dirname(route.destination)
     held = HeldSignals()
     held.hold()
+    try:
+        dest = _put(route, move, held)
+        if placed is not None:  # (outside _put: an error of the caller's report is not one of the routing)
+            placed(dest)
+        return dest
+    finally:
+        held.release(saved=False)  # an interrupt that waited acts now, the document whole in one place
+
+
+def _put(route, move, held):
+    """:func:`apply_route`'s steps, the stop signals ``held`` (released while bytes are copied)."""
+    folder = os.path.dirname(route.destination)
     tmp = None
     try:
         try:  # a label too long for a folder name, a read-only OUT: this document only
@@ -1361,7 +1375,6 @@ def apply_route(route, *, move=False):
         if tmp is not None:  # the temporary file, linked or not: never left behind
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
-        held.release(saved=False)  # an interrupt that waited acts now, the document whole in one place
 
 
 def _link_fresh(path, destination, folder):

@@ -88,7 +88,6 @@ reported so (once, and at every SIGHUP); the loaded model goes on being served.
 import errno
 import http.server
 import json
-import math
 import os
 import re
 import selectors
@@ -105,7 +104,7 @@ from textnb.io import mail
 from textnb.io.corpus import model_max_bytes
 from textnb.io.fasttext import line_texts, stored_label_prefix
 from textnb.io.files import MAX_BYTES_CAP, file_identity
-from textnb.core.errors import InputError, ModelFileError, TextnbError, missing_reason, unicode_strings
+from textnb.core.errors import InputError, ModelFileError, TextnbError, json_values, missing_reason
 from textnb.core.wrapping import reads_documents
 from textnb.apps import protocol
 from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, DeadlineReading, SpamdHandler,
@@ -251,18 +250,8 @@ class ModelHolder:
 
 
 # -- the work, independent of the transport --------------------------------------------
-def _jsonable(value):
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)
-
-
 def _rows(matrix):
-    return [[_jsonable(float(v)) for v in row] for row in matrix]
+    return [[float(v) for v in row] for row in matrix]  # (strict JSON at the reply: core.errors.json_values)
 
 
 #: Texts in one ``/classify`` or ``CLASSIFY`` request (``Server(max_texts=...)``, ``--max-texts``).
@@ -456,10 +445,10 @@ def _verdict_rows(out, classes, verdicts, shares=None):
             probs = [p if j == spam else (1.0 - p) * float(next(rest)) for j in range(len(classes))]
             los = [lo if j == spam else logit(q) for j, q in enumerate(probs)]
             best = max(range(len(classes)), key=probs.__getitem__)  # (the first of equals, as predict's argmax)
-        out["probabilities"].append([_jsonable(x) for x in probs])
-        out["log_odds"].append([_jsonable(x) for x in los])
+        out["probabilities"].append(probs)
+        out["log_odds"].append(los)
         out["labels"].append(out["classes"][best])
-    out["verdicts"] = [{"label": v.label, "score": _jsonable(v.score), "log_odds": _jsonable(v.log_odds)}
+    out["verdicts"] = [{"label": v.label, "score": float(v.score), "log_odds": float(v.log_odds)}
                        for v in verdicts]
     return out
 
@@ -669,7 +658,7 @@ class _MailHandler(StreamHandler):
                 code, v, head = classify_mail(model, body, source="stdin", **_options(words[2:]))
                 self._send(protocol.spam_reply(code, v, head))
             else:
-                reply = json.dumps(unicode_strings(classify_texts(model, _json(body, owner), max_texts=owner.max_texts,
+                reply = json.dumps(json_values(classify_texts(model, _json(body, owner), max_texts=owner.max_texts,
                                                                   max_tokens=owner.max_tokens)),
                                    allow_nan=False).encode()
                 self._send(f"OK {len(reply)}\n".encode() + reply)
@@ -689,9 +678,13 @@ def _timeout_text(owner):
 
 def _json(body, owner=None):
     """The request's JSON; a body holding more strings than ``owner.max_texts`` allows is
-    refused before it is parsed (parsing it would cost far more memory than its size)."""
+    refused before it is parsed (parsing it would cost far more memory than its size). Its
+    strings are counted by their quotes less the escaped ones (``\\"``, a quote inside a
+    text: a text quoting a dialogue, an HTML mail's attributes, was refused as ``over N
+    strings``); a quote after an escaped backslash (``"a\\\\"``) is counted out too, so at
+    most twice the limit are parsed (the limit itself is checked on the parsed texts)."""
     limit = None if owner is None else owner.max_texts
-    if limit is not None and body.count(b'"') > 2 * limit + 16:
+    if limit is not None and body.count(b'"') - body.count(b'\\"') > 2 * limit + 16:
         raise InputError(f"over {limit} strings in one request (textnb serve --max-texts)")
     try:
         return json.loads(body.decode("utf-8"))
@@ -724,7 +717,7 @@ class _HTTPHandler(DeadlineReading, http.server.BaseHTTPRequestHandler):
         pass
 
     def _reply(self, status, obj, close=False):
-        data = json.dumps(unicode_strings(obj), allow_nan=False).encode()  # (a class name that is not UTF-8: \xNN)
+        data = json.dumps(json_values(obj), allow_nan=False).encode()  # (a class name that is not UTF-8: \xNN; +-inf)
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -746,8 +739,18 @@ class _HTTPHandler(DeadlineReading, http.server.BaseHTTPRequestHandler):
             code, message = 405, f"method {self.command[:20]} not allowed: use POST /classify or GET /model"
         self._reply(code, {"error": message or http.HTTPStatus(code).phrase}, close=True)
 
+    def _announces_body(self):
+        """Whether the request says a body follows (a Content-Length other than 0, or a
+        Transfer-Encoding): one this handler does not read. Its reply then closes the
+        connection (after reading the body away, :meth:`_reply`): on a kept-alive
+        connection the unread body was read as the next request (a GET with a body)."""
+        length = self.headers.get("Content-Length")
+        return self.headers.get("Transfer-Encoding") is not None or (
+            length is not None and length.strip(" \t") != "0")
+
     def do_GET(self):
         owner = self.server.owner
+        close = self._announces_body()
         if self.path == "/model":
             model = owner.holder.get()
             # the model file's kind (a scorer or kernel says which it reads), else the class
@@ -757,11 +760,12 @@ class _HTTPHandler(DeadlineReading, http.server.BaseHTTPRequestHandler):
                          "last_error": owner.holder.last_error}
             if multilabel_model(model) is not None:  # (its answers' "labels" are lists: said here too)
                 described["multilabel"] = True
-            self._reply(200, described)
+            self._reply(200, described, close=close)
         elif self.path == "/classify":
-            self._reply(405, {"error": "use POST /classify"})
+            self._reply(405, {"error": "use POST /classify"}, close=close)
         else:
-            self._reply(404, {"error": f"no such endpoint {self.path[:100]!r} (POST /classify, GET /model)"})
+            self._reply(404, {"error": f"no such endpoint {self.path[:100]!r} (POST /classify, GET /model)"},
+                        close=close)
 
     def do_POST(self):
         owner = self.server.owner
@@ -770,6 +774,11 @@ class _HTTPHandler(DeadlineReading, http.server.BaseHTTPRequestHandler):
             return
         if self.path != "/classify":
             self._reply(404, {"error": f"no such endpoint {self.path[:100]!r} (POST /classify, GET /model)"},
+                        close=True)
+            return
+        if self.headers.get("Transfer-Encoding") is not None:  # (RFC 9112 6.1: not understood, 501, and close:
+            # with a Content-Length beside it, the rest of a chunked body was read as a next request)
+            self._reply(501, {"error": "Transfer-Encoding is not supported: send the body with a Content-Length"},
                         close=True)
             return
         if len(self.headers.get_all("Content-Length") or ()) > 1:  # (request smuggling's way in)

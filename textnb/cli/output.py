@@ -7,11 +7,10 @@ never holds the non-JSON tokens ``NaN`` / ``Infinity``. Standard library only (t
 """
 
 import json
-import math
-import numbers
 
 from textnb.cli.streams import cell, tolerant
-from textnb.core.errors import counted, unicode_text  # (the core's rules, for the messages of every layer)
+from textnb.core.errors import counted  # (the core's rules, for the messages of every layer)
+from textnb.core.errors import json_values as finite  # (the one JSON rule: textnb serve's too)
 
 __all__ = ["a_kind", "cell", "counted", "print_summary", "skipped_line", "display_width", "dumps", "explanation_text", "finite", "flag_words",
            "name_column", "proba_text", "tolerant"]
@@ -31,9 +30,6 @@ _PARAMETER_AND_FLAG = (("class_name / --class", "--class"), ("--class (class_nam
                        ("different interval_fit", "different --interval-fit"),
                        # an inexact merge's warning (DiscriminativeNB's inexact_merge)
                        ("MultinomialNB, BernoulliNB or ComplementNB / --model", "--model"))
-
-_FLOAT_MAX = 1.7976931348623157e308
-
 
 def print_summary(summary, as_json, out, *, read, details, name, seconds, counts="per_class", note=""):
     """Print what ``textnb train`` did (a text or a table model, single- or multi-label) and
@@ -79,33 +75,9 @@ def a_kind(kind):
     return f"{'an' if kind[:1].upper() in vowel else 'a'} {kind}"
 
 
-def finite(obj):
-    """``obj`` with every float made JSON-safe: +-inf as +-1.8e308 (the order is kept),
-    NaN as null (JSON has no NaN); numpy scalars as Python numbers; every string (dict
-    keys too) valid Unicode, a name's bytes that are not UTF-8 written ``\\xNN``
-    (:func:`textnb.core.errors.unicode_text`: JSON's lone-surrogate escapes are refused by
-    strict parsers and turned into U+FFFD by jq)."""
-    if isinstance(obj, dict):
-        return {(unicode_text(k) if isinstance(k, str) else k): finite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [finite(v) for v in obj]
-    if isinstance(obj, str):
-        return unicode_text(obj)
-    if obj is None or isinstance(obj, bool):
-        return obj
-    if isinstance(obj, numbers.Integral):  # numpy integers too
-        return int(obj)
-    if isinstance(obj, numbers.Real):  # numpy floats too
-        v = float(obj)
-        if math.isnan(v):
-            return None
-        return v if not math.isinf(v) else (_FLOAT_MAX if v > 0 else -_FLOAT_MAX)
-    return obj
-
-
 def dumps(obj):
     """Strict JSON (never the non-JSON tokens NaN / Infinity, nor a lone surrogate: see
-    :func:`finite`)."""
+    :func:`finite`, the core's :func:`textnb.core.errors.json_values`)."""
     return json.dumps(finite(obj), allow_nan=False)
 
 

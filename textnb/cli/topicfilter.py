@@ -99,23 +99,27 @@ def _topic_main(argv, stdout, stderr):
                              f"('textnb train CORPUS -o MODEL') on {MIN_CALIBRATION_DOCUMENTS} documents or more, or "
                              f"use --calibrate sigmoid (or pass --uncalibrated)")
         quiet = args.quiet
-        # a plain document is cut where textnb predict cuts it (--max-bytes given, else the model's limit)
-        for route in plan_routes(model, args.paths, args.out, threshold=args.threshold, mail_mode=args.mail,
-                                 max_bytes=args.max_bytes or mail.DEFAULT_MAX_BYTES, on_error=on_error,
-                                 document_bytes=args.max_bytes,
-                                 on_warning=lambda message: say(stderr, "topicfilter", f"warning: {message}")):
-            dest = route.destination
-            if not args.dry_run:
-                try:
-                    dest = apply_route(route, move=args.move)
-                except InputError as exc:
-                    on_error(str(exc))
-                    continue
+
+        def report(route, dest):  # (called with the document in place, before an interrupt that came acts)
+            nonlocal quiet
             if not quiet:
                 try:
                     stdout.write(f"{cell(route.source)}\t{cell(route.label)}\t{proba_text(route.confidence, args.threshold)}\t{cell(dest)}\n")
                 except BrokenPipeError:  # the reader went away (| head): the routing goes on
                     quiet = True
+
+        # a plain document is cut where textnb predict cuts it (--max-bytes given, else the model's limit)
+        for route in plan_routes(model, args.paths, args.out, threshold=args.threshold, mail_mode=args.mail,
+                                 max_bytes=args.max_bytes or mail.DEFAULT_MAX_BYTES, on_error=on_error,
+                                 document_bytes=args.max_bytes,
+                                 on_warning=lambda message: say(stderr, "topicfilter", f"warning: {message}")):
+            if args.dry_run:
+                report(route, route.destination)
+                continue
+            try:
+                apply_route(route, move=args.move, placed=lambda dest, route=route: report(route, dest))
+            except InputError as exc:
+                on_error(str(exc))
         if not quiet:
             try:
                 stdout.flush()

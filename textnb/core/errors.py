@@ -5,6 +5,8 @@ Every problem with the user's input (a file, a flag, a model file) is raised as 
 The command line prints that line and exits with status 1; library users catch it.
 """
 
+import math
+import numbers
 import os
 
 __all__ = ["TextnbError", "InputError", "RowError", "NotATextCorpus", "ModelGivenAsData", "NoLabelledLine", "DataError", "EmptyVocabulary", "TooFewObjects",
@@ -12,7 +14,7 @@ __all__ = ["TextnbError", "InputError", "RowError", "NotATextCorpus", "ModelGive
            "refuse_single_string", "ModelFileError", "DataWarning", "InexactMergeWarning", "short_repr", "missing_reason",
            "missing_input", "check_input",
            "empty_input", "input_name", "STDIN_NAME", "counted", "unknown_to_leave_out", "os_error_text",
-           "unicode_text", "unicode_strings"]
+           "unicode_text", "json_values", "FLOAT_MAX"]
 
 
 class TextnbError(Exception):
@@ -228,15 +230,32 @@ def unicode_text(text):
     return "".join(out)
 
 
-def unicode_strings(obj):
-    """``obj`` (dicts, lists, tuples of JSON values) with every string, dict keys too, made
-    valid Unicode (:func:`unicode_text`), for a strict JSON writer."""
+#: what strict JSON writes for +-inf (JSON has no infinity): the largest float, which keeps the order
+FLOAT_MAX = 1.7976931348623157e308
+
+
+def json_values(obj):
+    """``obj`` (dicts, lists, tuples of JSON values, numpy scalars) as strict JSON takes it:
+    +-inf as +-1.8e308 (:data:`FLOAT_MAX`: the order is kept), NaN as null (JSON has no NaN),
+    numpy scalars as Python numbers, every string (dict keys too) valid Unicode
+    (:func:`unicode_text`). The one rule of every JSON the package writes: ``--json`` of
+    every command (:func:`textnb.cli.output.dumps`) and ``textnb serve``'s answers (which
+    wrote ``null`` for an infinite log-odds where ``predict --json`` wrote -1.8e308)."""
+    if isinstance(obj, dict):
+        return {(unicode_text(k) if isinstance(k, str) else k): json_values(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_values(v) for v in obj]
     if isinstance(obj, str):
         return unicode_text(obj)
-    if isinstance(obj, dict):
-        return {unicode_text(k) if isinstance(k, str) else k: unicode_strings(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [unicode_strings(v) for v in obj]
+    if obj is None or isinstance(obj, bool):
+        return obj
+    if isinstance(obj, numbers.Integral):  # numpy integers too
+        return int(obj)
+    if isinstance(obj, numbers.Real):  # numpy floats too
+        v = float(obj)
+        if math.isnan(v):
+            return None
+        return v if not math.isinf(v) else (FLOAT_MAX if v > 0 else -FLOAT_MAX)
     return obj
 
 
