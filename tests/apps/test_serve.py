@@ -1358,3 +1358,28 @@ def test_an_infinite_log_odds_is_answered_as_predict_json_writes_it(tmp_path):
         status, body = post(server.http_address[1], {"texts": ["alpha beta"]})
     assert status == 200
     assert dict(zip(body["classes"], body["log_odds"][0])) == predicted["log_odds"]
+
+
+def test_an_ipv6_loopback_address_is_served(topic_model, spam_model):
+    """``--http [::1]:PORT`` (and ``--spamd``): the loopback address the daemon already counted
+    as local (``is_loopback``) could not be listened on (``cannot listen (Address family for
+    hostname not supported)``): the servers were IPv4 only."""
+    try:
+        probe = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+        probe.bind(("::1", 0))
+        probe.close()
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    with Server(topic_model, http=("::1", 0)) as server:
+        host, port = server.http_address
+        assert host == "::1"
+        conn = http.client.HTTPConnection("::1", port, timeout=30)
+        conn.request("POST", "/classify", body=json.dumps({"texts": ["cheap casino"]}))
+        answer = json.loads(conn.getresponse().read())
+        conn.close()
+    assert answer["labels"] == [str(textnb.load(topic_model).predict(["cheap casino"])[0])]
+    with Server(spam_model, spamd=("::1", 0)) as server:
+        host, port = server.spamd_address
+        with socket.create_connection(("::1", port), timeout=30) as s:
+            s.sendall(b"PING SPAMC/1.5\r\n\r\n")
+            assert s.recv(100).startswith(b"SPAMD/1.5 0 PONG")

@@ -1003,6 +1003,8 @@ class Server:
         """A ``server_class`` listening on ``address`` (``(host, port)``) for ``handler``,
         bounded by this server's limits; InputError naming the address when it cannot listen."""
         host, port = address
+        if ":" in host:  # an IPv6 address (``[::1]:PORT``, :func:`textnb.apps.spamd.parse_address`): its family
+            server_class = type(server_class.__name__, (server_class,), {"address_family": socket.AF_INET6})
         try:
             srv = server_class((host, port), handler, bind_and_activate=True)
         except OSError as exc:
