@@ -654,3 +654,13 @@ def test_a_headerless_comma_corpus_whose_texts_hold_semicolons_stays_a_comma_fil
     with pytest.raises(InputError, match=r"plain.txt:3: row has 3 cells, expected 2 \(quote a text that holds a "
                                          r"semicolon\)"):
         open_corpus(path)
+
+
+@pytest.mark.parametrize("delimiter", ["\t", ";"])
+def test_the_delimiter_is_read_from_the_first_line_that_is_not_blank(tmp_path, delimiter):
+    """A corpus file that starts with a blank line (the rows skip it): its delimiter is its
+    header's, not the blank line's (a TSV named ``.txt`` was read with commas and refused)."""
+    path = tmp_path / "c.txt"
+    path.write_text(f"\n\nlabel{delimiter}text\nspam{delimiter}win money now\nham{delimiter}see you at lunch\n")
+    corpus = open_corpus(path)
+    assert list(corpus.labels) == ["spam", "ham"] and list(corpus.documents) == ["win money now", "see you at lunch"]

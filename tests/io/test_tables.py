@@ -387,3 +387,4 @@ def test_a_table_of_semicolons_or_bars_is_the_comma_table(tmp_path, name, delimi
     assert [a.name for a in other.attributes] == [a.name for a in comma.attributes]
     np.testing.assert_array_equal(other.X, comma.X)
     assert list(other.y) == list(comma.y)
+

@@ -1065,13 +1065,15 @@ def _same_columns(head):
 DELIMITERS = {",": "comma", ";": "semicolon", "|": "bar"}
 
 
-def delimiter_of(path, first_line):
-    """The cell delimiter of the TSV/CSV file ``path`` whose first line is ``first_line``
-    (str): a TAB for a ``.tsv`` / ``.tab`` file or a first line that holds one; else the first
-    of :data:`DELIMITERS` that cuts the first line into cells as the csv module reads it (a
+def delimiter_of(path, head):
+    """The cell delimiter of the TSV/CSV file ``path`` whose text starts with ``head`` (str:
+    its first line or more; its first line that is not blank is looked at): a TAB for a
+    ``.tsv`` / ``.tab`` file or a first line that holds one; else the first of
+    :data:`DELIMITERS` that cuts the first line into cells as the csv module reads it (a
     quoted cell may hold it), a comma when none does. The one rule of the text corpus reader
     and the table reader: a ``label;text`` file was not a corpus to the first (a comma or a
     TAB only), and a table to the second (its delimiter sniffed), its texts the classes."""
+    first_line = next((line for line in head.splitlines() if line.strip()), "")
     if path.lower().endswith((".tsv", ".tab")) or "\t" in first_line:
         return "\t"
     for delimiter in DELIMITERS:
@@ -1479,7 +1481,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         refused = json_refusal(path, first)
         if refused is not None:
             raise refused
-        delimiter = delimiter_of(path, first.split(b"\n", 1)[0].decode("latin-1"))  # (its ASCII bytes where they are)
+        delimiter = delimiter_of(path, first.decode("latin-1"))  # (its ASCII bytes where they are)
         cap = max(max_bytes + 8, _MIN_FIELD_CAP)
         if delimiter == "\t":  # TSV: a row is a line
             raw_lines = _capped_fields(raw_lines, cap)

@@ -61,12 +61,6 @@ _TEXT = "text"
 _KINDS = ("nominal", "numeric") + UNCERTAIN_KINDS + (_TEXT,)
 
 
-def _delimiter(path, sample):
-    """The delimiter of the table ``path`` whose text starts with ``sample``: the text corpus
-    reader's rule (:func:`textnb.io.corpus.delimiter_of`) on its first line."""
-    return delimiter_of(path, next(iter(sample.splitlines()), ""))
-
-
 def _warn_if_numbers_but_a_few(path, name, col, looks, linenos):
     """A :class:`~textnb.core.errors.DataWarning` when a column read as nominal is numbers but
     for a few cells of one to three texts (``NA``, ``-``, ``n/a``: a missing value written
@@ -140,7 +134,7 @@ def read_header(path, *, encoding=None, data=None, header=True):
     if is_json_lines(path, head):  # (its fields: read as a text corpus, refused as a table)
         return json_fields(head)
     try:
-        delimiter = _delimiter(path, sample)
+        delimiter = delimiter_of(path, sample)
         first = next(csv.reader(sample.splitlines(), delimiter=delimiter, quoting=csv_quoting(delimiter)))
     except (csv.Error, StopIteration):
         raise RowError(path, 1, f"cannot read the {'header' if header else 'first'} row", None if header else 1) from None
@@ -302,7 +296,7 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
     types = dict(types or {})
     text = _read_text(path, encoding, data=data)
     # the corpus reader's rows: a quoted cell may hold line breaks, one never closed is an error
-    delimiter = _delimiter(path, text[:65536])
+    delimiter = delimiter_of(path, text[:65536])
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=csv_quoting(delimiter),
                         strict=True)
     rows = _table_rows(path, reader, header)  # (line, cells)
