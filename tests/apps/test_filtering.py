@@ -1187,3 +1187,44 @@ def test_topicfilter_reads_an_mbox_on_past_an_empty_message(tmp_path, topic_mode
     assert errors == [f"{box}:2: empty message"]
     with pytest.raises(InputError, match=r"in\.mbox:2: empty message"):
         list(plan_routes(topic_model, [box], tmp_path / "out"))
+
+
+def test_the_journal_gets_a_new_files_mode_and_keeps_the_one_it_is_given(corpus, tmp_path):
+    """The journal (``MODEL.learned``) was written 0644 whatever the umask (the model file
+    0600 beside it under ``umask 077``), and a ``chmod 600`` of it was undone by the next
+    ``--train-*``: it gets a model file's rule now (the mode of the journal it replaces, else
+    ``0666 & ~umask``)."""
+    import stat
+
+    model = tmp_path / "m.tnb"
+    old = os.umask(0o077)
+    try:
+        train_model(model, [corpus / "spam"], [corpus / "ham.mbox"])
+    finally:
+        os.umask(old)
+    journal = tmp_path / "m.tnb.learned"
+    assert stat.S_IMODE(os.stat(model).st_mode) == 0o600 and stat.S_IMODE(os.stat(journal).st_mode) == 0o600
+    os.chmod(journal, 0o640)
+    train_model(model, [corpus / "spam"], [corpus / "ham.mbox"])
+    update_model(model, register=[(SPAM, b"Subject: new one\n\nprize casino winner\n")])
+    assert stat.S_IMODE(os.stat(journal).st_mode) == 0o640
+
+
+def test_a_routed_message_of_an_mbox_gets_a_new_files_mode(topic_model, tmp_path):
+    """topicfilter's document cut from an mbox file (no file of its own to take a mode from)
+    was written 0644 whatever the umask; it gets a new file's mode, ``0666 & ~umask``; a
+    document file keeps its own mode, as before."""
+    import stat
+
+    box = tmp_path / "in.mbox"
+    box.write_bytes(b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\ncheap pills casino\n\n"
+                    b"From a@b Mon Jan  1 00:00:00 2024\nSubject: y\n\nmeeting agenda budget\n")
+    (tmp_path / "doc.txt").write_text("cheap pills casino prize")
+    os.chmod(tmp_path / "doc.txt", 0o640)
+    old = os.umask(0o077)
+    try:
+        placed = [apply_route(r) for r in plan_routes(topic_model, [box, tmp_path / "doc.txt"], tmp_path / "out")]
+    finally:
+        os.umask(old)
+    modes = {os.path.basename(p): stat.S_IMODE(os.stat(p).st_mode) for p in placed}
+    assert modes == {"in.mbox-1.eml": 0o600, "in.mbox-2.eml": 0o600, "doc.txt": 0o640}, modes

@@ -625,6 +625,61 @@ begin transports
         assert {message_verdict(model, m).label for m in (spam, ham)} == {"spam", "ham"}
 
 
+@pytest.mark.skipif(EXIM is None, reason="needs Exim with content scanning (apt-get install exim4-daemon-heavy)")
+def test_exim_per_user_acl_as_docs_spam_md_writes_it(spam_model, sock_dir):
+    """docs/spam.md's per-recipient ACL for ``--user-models``: ``$local_part`` is empty in
+    the DATA ACL, so the doc's ``spam = $local_part`` scanned nothing (Exim 4.96 here: the
+    condition fails at once) or sent ``User: `` (empty), which the daemon refused (67): Exim
+    deferred the condition and delivered the spam unscanned (a user trial's Exim). The
+    doc's expression now names the one recipient's local part (the served model for a
+    message to several), and an empty ``User:`` is no user (the served model)."""
+    users = _user_setup(spam_model, sock_dir)
+    spam, _ = messages(12)
+    rng = random.Random(1)
+    update_model(users / "bob.tnb", register=[("ham", mail_bytes(SPAM_WORDS, rng)) for _ in range(200)])
+    root = sock_dir / "exim"
+    (root / "spool").mkdir(parents=True)
+    (root / "log").mkdir()
+    for p in (sock_dir, root, root / "spool", root / "log"):
+        os.chmod(p, 0o777)
+    with Server(spam_model, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb")) as srv:
+        def session(user_expression, *recipients):
+            conf = root / "exim.conf"
+            conf.write_text(f"""
+primary_hostname = test.example
+spool_directory = {root}/spool
+log_file_path = {root}/log/%slog
+spamd_address = 127.0.0.1 {srv.spamd_address[1]}
+acl_smtp_rcpt = acl_rcpt
+acl_smtp_data = acl_data
+begin acl
+acl_rcpt:
+  accept
+acl_data:
+  deny    spam       = {user_expression}
+          message    = spam: $spam_score points
+  accept
+begin routers
+begin transports
+""")
+            os.chmod(conf, 0o644)
+            rcpt = b"".join(b"RCPT TO:<%s@test.example>\r\n" % r.encode() for r in recipients)
+            smtp = (b"EHLO client.example\r\nMAIL FROM:<a@example.com>\r\n" + rcpt + b"DATA\r\n"
+                    + spam.replace(b"\n", b"\r\n") + b".\r\nQUIT\r\n")
+            r = subprocess.run([EXIM, "-C", str(conf), "-bh", "127.0.0.1"], input=smtp, capture_output=True,
+                               timeout=120)
+            return r.stdout.decode("latin-1") + r.stderr.decode("latin-1")
+
+        per_user = "${if eq{$recipients_count}{1}{${local_part:$recipients}}{nobody}}"
+        assert "250 OK id=" in session(per_user, "bob")  # bob's model: ham
+        assert "550 spam:" in session(per_user, "alice")  # no model of hers: the served model's verdict
+        assert "550 spam:" in session(per_user, "bob", "alice")  # several recipients: the served model
+        # an empty User: (what the doc's `spam = $local_part` sent): the served model, as no header
+        out = raw(srv.spamd_address, request("CHECK", spam, [("User", "")]))
+        assert out.startswith(b"SPAMD/1.1 0 EX_OK\r\nSpam: True"), out
+    assert per_user in (Path(__file__).resolve().parents[2] / "docs" / "spam.md").read_text()
+
+
 def test_user_models_held_are_bounded_by_count_and_bytes(spam_model, sock_dir):
     from textnb.apps.serve import ModelHolder
     from textnb.apps.spamd import UserModels
@@ -1193,3 +1248,29 @@ def test_a_user_name_is_named_by_its_bytes_escaped_in_error_lines_and_in_the_log
     assert any(line.endswith("/n\\x85x.tnb") and line.startswith("spamd: TELL set spam in ") for line in logs), logs
     assert all(line.isascii() and line.isprintable() for line in logs), logs
     assert protocol.one_line("a\tb\r\n\u2028c\x85\x1b[2J\udcff\u202e") == "a b \\u2028c\\x85\\x1b[2J\\xff\\u202e"
+
+
+@pytest.mark.parametrize("umask, served_mode, expected", [(0o077, 0o644, 0o600), (0o022, 0o600, 0o600),
+                                                          (0o022, 0o644, 0o644)])
+def test_a_users_copy_and_journal_are_no_wider_than_the_umask_and_the_served_model(spam_model, sock_dir, umask,
+                                                                                   served_mode, expected):
+    """A user's first TELL copies the served model: the copy and its journal were 0644
+    whatever the daemon's umask and the served file's mode (a private model's copies,
+    a user's mail statistics, readable by all). They get a new file's mode (``0666 &
+    ~umask``), no wider than the served model's."""
+    users = sock_dir / "users"
+    users.mkdir()
+    served = sock_dir / "served.tnb"
+    shutil.copyfile(spam_model, served)
+    os.chmod(served, served_mode)
+    _, ham = messages(14)
+    old = os.umask(umask)
+    try:
+        with Server(served, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), allow_tell=True) as srv:
+            out = raw(srv.spamd_address, request("TELL", ham, [("Message-class", "spam"), ("Set", "local"),
+                                                               ("User", "carol")]))
+    finally:
+        os.umask(old)
+    assert b"DidSet: local" in out, out
+    for name in ("carol.tnb", "carol.tnb.learned"):
+        assert stat.S_IMODE(os.stat(users / name).st_mode) == expected, name

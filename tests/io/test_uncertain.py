@@ -13,7 +13,7 @@ from scipy.stats import norm
 
 from textnb.io.arff import read_arff, write_arff
 from textnb.cli.commands import main
-from textnb.core.errors import InputError
+from textnb.core.errors import DataWarning, InputError
 from textnb.core.model_io import load
 from textnb.io.tables import Attribute, encode_like, read_table
 from textnb.naive_bayes.tabular import TabularNB
@@ -320,12 +320,35 @@ def test_query_with_certain_cells_for_uncertain_model(tmp_path):
     q = read_table(tmp_path / "q.arff", like=m.attributes_)
     assert m.attributes_[1].values == ["blue", "green", "red"]  # (a CSV's values, sorted)
     np.testing.assert_array_equal(q.X, [[3.5, 3.5, 0, 0, 1, 1.0], [np.nan, np.nan, 0, 1, 0, np.nan]])
-    rows = encode_like([["[3,4]", {"red": 0.5, "blue": 0.5}, 1.0], [(3, 4), "purple", "?"],
-                        {"temp": 2.0, "colour": "{green:1}"}], m.attributes_)
+    with pytest.warns(DataWarning, match=r"<rows>: attribute 'colour': 2 cells with values the model never saw "
+                                         r"\('pink', 'purple'\) count as missing"):
+        rows = encode_like([["[3,4]", {"red": 0.5, "blue": 0.5}, 1.0], [(3, 4), "purple", "?"],
+                            {"temp": 2.0, "colour": "{green:1}"}, ["[3,4]", "{pink:1}", 1.0]], m.attributes_)
     np.testing.assert_array_equal(rows, [[3, 4, 0.5, 0, 0.5, 1.0], [3, 4] + [np.nan] * 4,
-                                         [2, 2, 0, 1, 0, np.nan]])
-    with pytest.raises(InputError, match="unknown category 'purple'"):
-        encode_like([["[3,4]", "{purple:1}", 1.0]], m.attributes_)
+                                         [2, 2, 0, 1, 0, np.nan], [3, 4, np.nan, np.nan, np.nan, 1.0]])
+    with pytest.raises(InputError, match="unknown category 'purple'"):  # (mass on a value it has too: no reading)
+        encode_like([["[3,4]", "{purple:0.5,red:0.5}", 1.0]], m.attributes_)
+
+
+@pytest.mark.parametrize("suffix", ["csv", "arff"])
+def test_a_value_the_model_never_saw_in_an_uncertain_column_counts_as_missing(tmp_path, suffix):
+    """A query file's plain value the model never saw, in a column the model holds as
+    uncertain nominal: missing, with the one warning a plain nominal column gives. A CSV
+    query was refused whole (``row 2: unknown category 'green' in a distribution``, the
+    plain cell read as one); an ARFF query took it as missing without a word. The rows
+    given to the library follow the same rule (above)."""
+    (tmp_path / "train.csv").write_text('t,colour,class\n1,"{red:0.7,blue:0.3}",yes\n2,red,yes\n5,blue,no\n'
+                                        '6,"{blue:0.9,red:0.1}",no\n')
+    query = {"csv": "t,colour,class\n1,red,yes\n5,green,no\n",
+             "arff": "@relation u\n@attribute t numeric\n@attribute colour {red,blue,green}\n"
+                     "@attribute class {yes,no}\n@data\n1,red,yes\n5,green,no\n"}[suffix]
+    (tmp_path / f"q.{suffix}").write_text(query)
+    train = read_table(tmp_path / "train.csv")
+    assert train.attributes[1].kind == "uncertain-nominal"
+    with pytest.warns(DataWarning, match=r"attribute 'colour': 1 cell with values the model never saw \('green'\) "
+                                         r"count as missing"):
+        q = read_table(tmp_path / f"q.{suffix}", like=train.attributes)
+    assert np.isnan(q.X[1, 1:3]).all() and list(q.X[0, 1:3]) == [0.0, 1.0]
 
 
 @pytest.mark.parametrize("cell,message", [

@@ -47,7 +47,8 @@ import numpy as np
 
 from textnb.core.errors import InputError, ModelFileError, check_input, input_name, missing_reason
 from textnb.core.labels import label_names
-from textnb.core.model_io import load, model_class, output_target, refuse_folder, refuse_input_as_output, save
+from textnb.core.model_io import (load, model_class, new_file_mode, output_target, refuse_folder,
+                                  refuse_input_as_output, save)
 from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
 from textnb.io import mail
@@ -989,11 +990,13 @@ def read_journal(path):
     return seen, lines, identity, complete
 
 
-def write_journal(path, seen, identity, complete=False):
+def write_journal(path, seen, identity, complete=False, mode=None):
     """Replace the journal at ``path`` by one line per message in ``seen``, the model's
     ``identity`` and, when ``complete``, the :data:`_JOURNAL_ALL` line (atomically; the
     caller holds its lock, and a journal that is there has been opened with
-    :func:`open_journal`, so it is a regular file)."""
+    :func:`open_journal`, so it is a regular file). Its mode: ``mode``, else the replaced
+    journal's, else ``0666 & ~umask`` (:func:`textnb.core.model_io.new_file_mode`, a model
+    file's rule; it was 0644 whatever the umask, and a ``chmod 600`` was undone)."""
     fd, tmp = tempfile.mkstemp(prefix=".learned", dir=os.path.dirname(path))
     try:
         with os.fdopen(fd, "wb") as f:
@@ -1001,7 +1004,7 @@ def write_journal(path, seen, identity, complete=False):
             f.write((head + "".join(f"{d} {c}\n" for d, c in seen.items()) + f"@ {identity}\n").encode("ascii"))
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, new_file_mode(path) if mode is None else mode)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -1362,7 +1365,7 @@ def _put(route, move, held):
                     held.release(saved=False)  # the copy may be interrupted: its temporary file is removed below
                     shutil.copyfileobj(src, f)
                     held.hold()
-        os.chmod(tmp, 0o644)  # (mkstemp's 0600: the mode a document gets, as before)
+        os.chmod(tmp, new_file_mode())  # (mkstemp's 0600: a new file's, 0666 & ~umask; a file's own mode below)
         if route.path is not None:
             shutil.copystat(route.path, tmp)
         dest = _link_fresh(tmp, route.destination, folder)

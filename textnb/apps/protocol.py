@@ -192,8 +192,12 @@ def parse_spamd_header(line, headers):
         if any(ord(c) < 0x20 or c == "\x7f" for c in value):
             raise ProtocolError("(User header contains control chars)")
         # the name's bytes, as spamc sends the user's (UTF-8) name: they become the per-user
-        # model file's name unchanged (a byte that is not UTF-8 kept by surrogateescape)
-        headers["user"] = value
+        # model file's name unchanged (a byte that is not UTF-8 kept by surrogateescape). An
+        # empty one is no user (Exim's `spam = $local_part` in the DATA ACL, where the variable
+        # is empty, sends `User: `): the served model, as without the header; it was refused
+        # (67), and Exim then deferred the condition and delivered spam unscanned
+        if value.strip(" \t"):
+            headers["user"] = value
     elif name == "Message-class":
         if value.lower() not in ("spam", "ham"):
             raise ProtocolError("(Message-class header contains invalid class)")

@@ -71,6 +71,7 @@ import select
 import shutil
 import socket
 import socketserver
+import stat
 import tempfile
 import threading
 import time
@@ -84,6 +85,7 @@ from textnb.apps.filtering import write_journal as _write_journal
 from textnb.apps.protocol import ProtocolError
 from textnb.apps.verdict import message_verdict, spamd_fields, spamd_report, spamd_symbol
 from textnb.core.errors import InputError, TextnbError
+from textnb.core.model_io import new_file_mode
 from textnb.io.files import file_identity
 from textnb.io.mailread import is_empty_message
 
@@ -325,13 +327,16 @@ def _copy_model(holder, dest, digest, set_class=None):
         fd, tmp = tempfile.mkstemp(prefix=".tnb", dir=os.path.dirname(os.path.abspath(dest)))
         try:
             with os.fdopen(fd, "wb") as f:
-                seen, complete = _copy_served(holder, f)
+                seen, complete, served_mode = _copy_served(holder, f)
                 before = listed(seen, digest)[1]
                 if (before is None) if set_class is None else (before == set_class):
                     return False, None
                 f.flush()
                 os.fsync(f.fileno())
-            os.chmod(tmp, 0o644)
+            # a new file's mode (0666 & ~umask), no wider than the served model's: a private model's
+            # copies stay private (they were 0644 whatever the umask and the served file's mode)
+            mode = new_file_mode(dest) & served_mode
+            os.chmod(tmp, mode)
             st = os.stat(tmp)
             os.close(open_journal(journal))  # (a journal that is a link or not a file: refused, nothing made)
             try:
@@ -340,7 +345,7 @@ def _copy_model(holder, dest, digest, set_class=None):
                 return True, None
             made = st.st_dev, st.st_ino
             try:
-                _write_journal(journal, seen, model_identity(dest, st), complete=complete)
+                _write_journal(journal, seen, model_identity(dest, st), complete=complete, mode=mode)
             except BaseException:
                 _remove_copy(dest, made, locked=True)
                 raise
@@ -380,15 +385,16 @@ def _served_lists(holder, digest, set_class):
 
 def _copy_served(holder, out):
     """Copy the model file ``holder`` serves into the file ``out``; returns ``(digest ->
-    class, complete)`` of its journal when the journal is that file's (else ``({},
+    class, complete, mode)``, the first two of its journal when the journal is that file's (else ``({},
     False)``), read under the journal's lock when it has one (a lock file that cannot be
     made, in a folder the daemon may not write: no writer can hold it either)."""
     with _served_journal(holder) as served_journal, holder.open_served() as src:
         seen, _, identity, complete = _read_journal(served_journal)
-        if identity is None or identity != model_identity(holder.path, os.fstat(src.fileno())):
+        st = os.fstat(src.fileno())
+        if identity is None or identity != model_identity(holder.path, st):
             seen, complete = {}, False
         shutil.copyfileobj(src, out, 1 << 20)
-    return seen, complete
+    return seen, complete, stat.S_IMODE(st.st_mode)
 
 
 def _remove_copy(path, made, *, locked=False):

@@ -85,7 +85,7 @@ from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.regular import NotRegularFile, open_regular
 from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "looks_like_model", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "looks_like_model", "new_file_mode", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
@@ -208,12 +208,17 @@ def _umask():
     return mask
 
 
-def _new_file_mode(path):
-    """The mode the new file gets: the replaced file's, else what ``open`` would give."""
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        return 0o666 & ~_umask()
+def new_file_mode(path=None):
+    """The mode a file written at ``path`` gets: the replaced file's, else (or for ``path``
+    None: a file that never replaces one) what ``open`` would give, ``0666 & ~umask``. The
+    rule of every file the package writes: model files, the spam models' journals, the
+    per-user copies of a served model, the documents topicfilter routes."""
+    if path is not None:
+        try:
+            return stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            pass
+    return 0o666 & ~_umask()
 
 
 def _kind_of(mode):
@@ -365,7 +370,7 @@ def atomic_write(path, write):
     path = output_target(user_path)
     folder = os.path.dirname(os.path.abspath(path))
     remove_stale_temporaries(path)
-    mode = _new_file_mode(path)
+    mode = new_file_mode(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".part", dir=folder)
     except OSError as exc:

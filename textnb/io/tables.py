@@ -40,7 +40,7 @@ from textnb.io.csvtable import MISSING, NO_HEADER_HINT, read_csv
 from textnb.io.fasttext import DEFAULT_LABEL_PREFIX
 from textnb.io.jsonlines import json_head
 from textnb.io.numbers import parse_number
-from textnb.io.uncertain import (UNCERTAIN_KINDS, UNCERTAIN_NOMINAL, CellError, cell_kind, column_slices,
+from textnb.io.uncertain import (UNCERTAIN_KINDS, UNCERTAIN_NOMINAL, CellError, column_slices,
                                  parse_uncertain_column)
 
 __all__ = ["TEXT", "Attribute", "Table", "check_plain_attributes", "read_table", "encode_like", "table_from_frame"]
@@ -507,19 +507,27 @@ def _encode_uncertain(block, src, dst, where):
             rows = np.flatnonzero(known)[idx >= 0]  # a value the model never saw: missing
             out[rows] = 0.0
             out[rows, idx[idx >= 0]] = 1.0
+            unseen = np.flatnonzero(known)[idx < 0]
+            if unseen.size:  # (said, as a plain nominal column says it)
+                warn_unseen(f"{where}: attribute {dst.name!r}", int(unseen.size),
+                            {src.values[int(block[r, 0])] for r in unseen}, stacklevel=4)
             return out
         if src.kind == "uncertain-nominal":
             known = ~np.isnan(block[:, 0])
             unknown = [i for i, v in enumerate(src.values) if v not in pos]
             if unknown:
-                bad = known & np.any(block[:, unknown] > 0, axis=1)
-                if bad.any():
-                    r = int(np.flatnonzero(bad)[0])
-                    v = src.values[unknown[int(np.argmax(block[r, unknown] > 0))]]
+                # a plain value (or a distribution) the model never saw: missing, as a plain nominal
+                # column's (the whole file was refused, naming the cell a distribution)
+                gone, rows, r = _unseen_values(src.values, np.where(known[:, None], block, 0.0), dst.values)
+                if r is not None:
+                    v = next(v for v, x in zip(src.values, block[r]) if x > 0 and v not in pos)
                     raise InputError(
                         f"{where}: row {r + 1}: unknown category {v!r} in a distribution of attribute "
                         f"{dst.name!r} (the model's values: {', '.join(dst.values)})"
                     )
+                if gone:
+                    warn_unseen(f"{where}: attribute {dst.name!r}", len(rows), set(gone), stacklevel=4)
+                    known[rows] = False
             out[known] = 0.0
             for i, v in enumerate(src.values):
                 if v in pos:
@@ -588,6 +596,7 @@ def encode_like(table_or_rows, attributes, *, source="<rows>"):
         if not (a.is_text or a.is_uncertain):  # the rule of every query path (textnb.io.cells)
             X[:, slices[k].start] = read_cells(column, a, source)
             continue
+        unseen = []  # (the values of the cells the model never saw, counted as missing: one warning)
         for r, c in enumerate(column, start=1):
             if c is None or (isinstance(c, float) and math.isnan(c)):
                 continue
@@ -600,12 +609,35 @@ def encode_like(table_or_rows, attributes, *, source="<rows>"):
                     )
                 X[r - 1, slices[k].start] = c
             elif not (isinstance(c, str) and c.strip() in MISSING):
-                X[r - 1, slices[k]] = _uncertain_cell(c.strip() if isinstance(c, str) else c, a, f"{source}: row {r}")
+                X[r - 1, slices[k]] = _uncertain_cell(c.strip() if isinstance(c, str) else c, a, f"{source}: row {r}",
+                                                      unseen)
+        if unseen:
+            warn_unseen(f"{source}: attribute {a.name!r}", len(unseen), set(unseen))
     return X
 
 
-def _uncertain_cell(c, a, where):
-    """The ``X`` columns of one uncertain cell given as text, number, pair or dict."""
+def _unseen_values(values, block, model_values):
+    """``(unseen, rows, bad)`` of uncertain nominal cells (``block``: a row per cell, a column
+    per one of ``values``; a missing cell all 0 or NaN): the values of the cells whose mass
+    lies on values not in ``model_values`` only (one per such cell and value), those rows,
+    and the first row whose mass lies on both (a distribution the model cannot read), or
+    None. The one rule of a file's cells and of rows given to the library."""
+    have = set(model_values)
+    new = np.array([v not in have for v in values], dtype=bool)
+    mass = np.nan_to_num(np.asarray(block, dtype=np.float64)) > 0
+    on_new, on_old = mass[:, new].any(axis=1), mass[:, ~new].any(axis=1)
+    bad = np.flatnonzero(on_new & on_old)
+    rows = np.flatnonzero(on_new & ~on_old)
+    unseen = [values[i] for r in rows for i in np.flatnonzero(mass[r] & new)]
+    return unseen, rows, (int(bad[0]) if bad.size else None)
+
+
+def _uncertain_cell(c, a, where, unseen):
+    """The ``X`` columns of one uncertain cell given as text, number, pair or dict. A cell
+    whose mass lies on values the model never saw only (a plain value, or a distribution
+    of them) is missing, its values added to ``unseen`` (:func:`_unseen_values`: the rule
+    of a file's cells too); a distribution of values it has and values it never saw is an
+    error."""
     if a.kind == "uncertain-numeric" and isinstance(c, (tuple, list)) and len(c) == 2:
         c = f"[{float(c[0])!r},{float(c[1])!r}]"
     elif a.kind == "uncertain-nominal" and isinstance(c, dict):
@@ -615,8 +647,15 @@ def _uncertain_cell(c, a, where):
         c = a.values[int(i)] if i >= 0 else str(c)
     elif not isinstance(c, str):
         c = repr(float(c)) if isinstance(c, (int, float, np.number)) else str(c)
-    if a.kind == "uncertain-nominal" and cell_kind(c) is None and c not in a.values:
-        return np.nan  # a value the model never saw: missing, as for a certain nominal
+    if a.kind == "uncertain-nominal":
+        try:
+            values, block = parse_uncertain_column(a.kind, [c])  # (its own values)
+        except CellError as exc:
+            raise InputError(f"{where}: attribute {a.name!r}: {exc}") from None
+        gone = _unseen_values(values, block, a.values)[0]
+        if gone:  # a value the model never saw: missing, as for a certain nominal
+            unseen.extend(gone)
+            return np.nan
     try:
         return parse_uncertain_column(a.kind, [c], values=a.values if a.kind == "uncertain-nominal" else None)[1][0]
     except CellError as exc:
