@@ -162,3 +162,20 @@ def test_non_linear_model_is_refused(sms):
     clf = TextClassifier(model=DecisionTreeClassifier(max_depth=2)).fit(texts[:200], y[:200])
     with pytest.raises(TypeError, match="linear count model"):
         explain(clf, SPAM)
+
+
+def test_the_top_terms_are_the_start_of_a_longer_list_whatever_the_ties():
+    """``inspect --top N`` kept an arbitrary one of the terms tied with the N-th score (numpy's
+    partition), then sorted by name: ``--top 5`` listed ``blunkett`` where ``--top 6`` listed
+    ``asylum, blunkett`` (both 4.83). Ties at the cut are broken by name, as within a list."""
+    from textnb.evaluation.inspection import term_log_odds
+
+    rng = np.random.default_rng(0)
+    docs = [" ".join(rng.choice(["w%02d" % i for i in range(40)], 8)) for _ in range(30)]
+    docs += [" ".join(f"tie{i:02d}" for i in range(60))] * 3
+    model = TextClassifier(model=BernoulliNB()).fit(docs, ["a"] * 30 + ["b"] * 3)
+    terms = list(model.vectorizer_.vocabulary_)
+    full = term_log_odds(model.model_, terms, top=len(terms))["b"]
+    for top in range(1, 70):
+        assert term_log_odds(model.model_, terms, top=top)["b"] == full[:top], top
+    assert [t for t, _ in full[:60]] == [f"tie{i:02d}" for i in range(60)]

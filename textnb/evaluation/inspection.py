@@ -57,8 +57,10 @@ def term_log_odds(model, terms, top=10):
             log_prob = bernoulli_log_prob(pair, [documents[i], documents.sum() - documents[i]], alpha, m)[0]
         score = log_prob[0] - log_prob[1]
         k = min(top, len(score))
-        idx = np.argpartition(-score, k - 1)[:k] if k else np.array([], dtype=int)
-        idx = idx[np.lexsort((terms[idx].astype(str), -score[idx]))]
+        # every term tied with the k-th score, then the first k by score and name: the top k are
+        # the start of the top k + 1 (argpartition kept an arbitrary one of a tie at the cut)
+        idx = np.flatnonzero(score >= -np.partition(-score, k - 1)[k - 1]) if k else np.array([], dtype=int)
+        idx = idx[np.lexsort((terms[idx].astype(str), -score[idx]))][:k]
         out[str(c)] = [(str(terms[j]), float(score[j])) for j in idx]
     return out
 
