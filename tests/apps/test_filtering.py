@@ -1228,3 +1228,38 @@ def test_a_routed_message_of_an_mbox_gets_a_new_files_mode(topic_model, tmp_path
         os.umask(old)
     modes = {os.path.basename(p): stat.S_IMODE(os.stat(p).st_mode) for p in placed}
     assert modes == {"in.mbox-1.eml": 0o600, "in.mbox-2.eml": 0o600, "doc.txt": 0o640}, modes
+
+
+def test_a_journal_that_cannot_be_written_is_named(tmp_path, monkeypatch):
+    """A full disk while the journal was written said ``spamfilter: stdout: No space left on
+    device`` (its error named no file); it is written as a model file is, and named."""
+    import errno
+
+    from textnb.apps.filtering import write_journal
+
+    journal = tmp_path / "m.tnb.learned"
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError) as exc:
+        write_journal(str(journal), {"a" * 64: "spam"}, "identity")
+    assert exc.value.filename == str(journal) and exc.value.errno == errno.ENOSPC
+    assert os.listdir(tmp_path) == []  # (no temporary file left)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user takes root")
+def test_a_replaced_model_and_journal_keep_their_owner(corpus, tmp_path):
+    """Root retraining a user's model (or a daemon's) left it root's, 0600: unreadable to its
+    user. The model file and its journal keep the owner and group of the files they replace."""
+    model = tmp_path / "m.tnb"
+    train_model(model, [corpus / "spam"], [corpus / "ham.mbox"])
+    journal = tmp_path / "m.tnb.learned"
+    for p in (model, journal):
+        os.chown(p, 65534, 65534)
+        os.chmod(p, 0o600)
+    update_model(model, register=[(SPAM, b"Subject: new one\n\nprize casino winner\n")])
+    for p in (model, journal):
+        st = os.stat(p)
+        assert (st.st_uid, st.st_gid, st.st_mode & 0o777) == (65534, 65534, 0o600), p

@@ -47,7 +47,7 @@ import numpy as np
 
 from textnb.core.errors import InputError, ModelFileError, check_input, input_name, missing_reason
 from textnb.core.labels import label_names
-from textnb.core.model_io import (load, model_class, new_file_mode, output_target, refuse_folder,
+from textnb.core.model_io import (atomic_write, load, model_class, new_file_mode, output_target, refuse_folder,
                                   refuse_input_as_output, save)
 from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
@@ -992,26 +992,15 @@ def read_journal(path):
 
 def write_journal(path, seen, identity, complete=False, mode=None):
     """Replace the journal at ``path`` by one line per message in ``seen``, the model's
-    ``identity`` and, when ``complete``, the :data:`_JOURNAL_ALL` line (atomically; the
-    caller holds its lock, and a journal that is there has been opened with
-    :func:`open_journal`, so it is a regular file). Its mode: ``mode``, else the replaced
-    journal's, else ``0666 & ~umask`` (:func:`textnb.core.model_io.new_file_mode`, a model
-    file's rule; it was 0644 whatever the umask, and a ``chmod 600`` was undone)."""
-    fd, tmp = tempfile.mkstemp(prefix=".learned", dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            head = f"{_JOURNAL_ALL}\n" if complete else ""
-            f.write((head + "".join(f"{d} {c}\n" for d, c in seen.items()) + f"@ {identity}\n").encode("ascii"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, new_file_mode(path) if mode is None else mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    ``identity`` and, when ``complete``, the :data:`_JOURNAL_ALL` line (the caller holds its
+    lock, and a journal that is there has been opened with :func:`open_journal`, so it is a
+    regular file). Written as a model file is (:func:`textnb.core.model_io.atomic_write`):
+    atomically, its mode ``mode``, else the replaced journal's, else ``0666 & ~umask``, its
+    owner kept, an error naming it (it was 0644 whatever the umask, a ``chmod 600`` undone,
+    and a full disk said ``stdout: No space left on device``)."""
+    head = f"{_JOURNAL_ALL}\n" if complete else ""
+    data = (head + "".join(f"{d} {c}\n" for d, c in seen.items()) + f"@ {identity}\n").encode("ascii")
+    atomic_write(path, lambda f: f.write(data), mode=mode)
 
 
 def note_in_journal(fd, path, seen, lines, changes, identity, complete=False):

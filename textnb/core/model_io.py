@@ -221,6 +221,30 @@ def new_file_mode(path=None):
     return 0o666 & ~_umask()
 
 
+def _owner(path):
+    """``(uid, gid)`` of the file at ``path`` when it is not this process's (the owner and group
+    a file replacing it keeps), else None."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return None if (st.st_uid, st.st_gid) == (os.geteuid(), os.getegid()) else (st.st_uid, st.st_gid)
+
+
+def _give(fd, owner):
+    """Give the open file ``fd`` the ``(uid, gid)`` ``owner``, as far as the process may: root
+    any, another user a group of theirs (the group alone then; neither when refused)."""
+    uid, gid = owner
+    for ids in ((uid, gid), (-1, gid)):
+        try:
+            os.fchown(fd, *ids)
+            return
+        except PermissionError:
+            continue
+        except OSError:  # (a file system without owners: nothing to keep)
+            return
+
+
 def _kind_of(mode):
     if stat.S_ISDIR(mode):
         return "a folder"
@@ -350,16 +374,18 @@ def refuse_input_as_output(output, inputs):
                                  f"refusing to replace it")
 
 
-def atomic_write(path, write):
+def atomic_write(path, write, *, mode=None):
     """Call ``write(fileobj)`` on a temporary file next to ``path``, then move it into place.
 
     The temporary file is flushed and fsync'ed before :func:`os.replace`, so readers see
     either the old file or the complete new one, whatever happens mid-write (a crash or
     ``SIGKILL`` leaves the old file and, at worst, a locked-while-alive temporary
     ``.tmp-<name>.*.part`` that the next save to ``path`` removes). The new file keeps
-    the mode of the file it replaces (else the usual ``0666 & ~umask``), not the
-    private ``0600`` of a temporary file, so a model written by one user stays readable
-    by the service that reads it.
+    the mode of the file it replaces (else the usual ``0666 & ~umask``; ``mode``: that
+    one), not the private ``0600`` of a temporary file, and its owner and group where the
+    process may give them (root: a user's model, or a daemon's, written by root stays
+    theirs; it became root's, unreadable to them), so a model written by one user stays
+    readable by the service that reads it.
 
     Only a regular file is replaced, and a symbolic link is followed to the file it
     names (see :func:`output_target`, which raises InputError otherwise). An
@@ -370,7 +396,8 @@ def atomic_write(path, write):
     path = output_target(user_path)
     folder = os.path.dirname(os.path.abspath(path))
     remove_stale_temporaries(path)
-    mode = new_file_mode(path)
+    mode = new_file_mode(path) if mode is None else mode
+    owner = _owner(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".part", dir=folder)
     except OSError as exc:
@@ -381,7 +408,9 @@ def atomic_write(path, write):
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
-            os.fchmod(f.fileno(), mode)
+            if owner is not None:
+                _give(f.fileno(), owner)
+            os.fchmod(f.fileno(), mode)  # (after the owner: a chown may clear mode bits)
             os.fsync(f.fileno())
             held.hold()  # from here the save completes: an interrupt waits for its end
             os.replace(tmp, path)  # before closing: the lock covers the whole life of tmp
