@@ -460,3 +460,26 @@ def big_tsv(path, rows=120_000):
         for i in range(rows):
             f.write(("spam" if i % 2 else "ham") + "\t" + " ".join(rng.choices(words, k=20)) + "\n")
     return path
+
+
+@pytest.fixture()
+def unwritable_folder(tmp_path):
+    """A folder no file can be made in: mode 0555 for a user; for root (whom the mode does
+    not stop) a read-only tmpfs mounted there, unmounted after the test (skips when it
+    cannot be mounted)."""
+    import subprocess
+
+    folder = tmp_path / "unwritable"
+    folder.mkdir()
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        yield folder
+        folder.chmod(0o755)
+        return
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,ro", "tmpfs", str(folder)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a read-only file system here")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], capture_output=True)

@@ -7,6 +7,7 @@ columns, and the escaped name must read back (``\\t``, ``\\n``, ``\\x1b``, ``\\\
 """
 
 import io
+import os
 import json
 
 import numpy as np
@@ -169,3 +170,64 @@ def test_strict_ascii_stdout_with_a_non_ascii_label(tmp_path):
         assert len(proc.stdout.splitlines()) >= 3
     proc = _run_ascii(["scripts/spamfilter", "-m", tmp_path / "nö.tnb"])
     assert proc.returncode == 3 and proc.stderr == f"spamfilter: {tmp_path}/n\\xf6.tnb: no such model file\n".encode()
+
+
+# -- session 47: an output folder nothing can be written in, said before the work --------------
+def test_an_output_folder_that_cannot_be_written_is_said_before_the_work(unwritable_folder, tmp_path):
+    """``-o`` (and ``--plot``) into a folder without write permission or on a read-only file
+    system: the training, merge, evaluation ran to the end and its result was thrown away
+    (``cannot write model file (Permission denied)``, ``p.png: Read-only file system`` after
+    the whole evaluation, its report lost); now one line before any work, as a missing folder."""
+    import io
+
+    from textnb.cli.commands import main
+
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("label\ttext\n" + "".join(f"{'spam' if i % 2 else 'ham'}\tword{i % 5} other{i % 3} thing\n"
+                                                for i in range(40)))
+    for argv in (["train", corpus, "-o", unwritable_folder / "m.tnb"],
+                 ["evaluate", corpus, "--cv", "2", "--plot", unwritable_folder / "p.png"]):
+        out, err = io.StringIO(), io.StringIO()
+        assert main([str(a) for a in argv], stdout=out, stderr=err) == 1
+        lines = err.getvalue().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"textnb: error: {argv[-1]}: cannot write (")
+        assert out.getvalue() == ""  # (no report: nothing was worked out)
+    assert os.listdir(unwritable_folder) == []
+
+
+def test_topicfilter_and_spamfilter_say_an_unwritable_folder_once(unwritable_folder, tmp_path):
+    """topicfilter into an OUT nothing can be written in printed one error per document; spamfilter
+    --train-* into a model folder it cannot write read and fitted all the mail first."""
+    from conftest import run_spamfilter, run_topicfilter, tiny_mail
+
+    import textnb
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(6):
+        (docs / f"{i}.txt").write_text(["cheap pills casino", "meeting agenda budget"][i % 2])
+    textnb.TextClassifier().fit(["cheap pills casino"] * 3 + ["meeting agenda budget"] * 3,
+                                ["shop"] * 3 + ["work"] * 3).save(tmp_path / "t.tnb")
+    code, _, err = run_topicfilter(["--model", tmp_path / "t.tnb", "--uncalibrated", "--out", unwritable_folder, docs])
+    assert code == 1 and len(err.splitlines()) == 1 and "cannot route documents into it" in err, err
+    spam, ham = tiny_mail(tmp_path)
+    code, _, err = run_spamfilter(["--model", unwritable_folder / "sf.tnb", "--train-spam", spam, "--train-ham", ham])
+    assert code == 3 and len(err.splitlines()) == 1 and "sf.tnb: cannot write (" in err, err
+
+
+def test_an_interpreter_out_of_memory_while_the_commands_load_is_one_line():
+    """Under a small ``ulimit -v`` the MemoryError came while the commands were imported
+    (numpy's import), a traceback; it is one line, as a command's own out of memory."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "class Full:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'textnb.cli.commands':\n"
+            "            raise MemoryError\n"
+            "sys.meta_path.insert(0, Full())\n"
+            "from textnb.cli.program import main\n"
+            "sys.exit(main())\n")
+    r = subprocess.run([sys.executable, "-c", code, "train", "x"], capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stderr) == (1, "textnb: error: out of memory\n")

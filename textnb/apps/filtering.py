@@ -47,8 +47,8 @@ import numpy as np
 
 from textnb.core.errors import InputError, ModelFileError, check_input, input_name, missing_reason
 from textnb.core.labels import label_names
-from textnb.core.model_io import (atomic_write, load, model_class, new_file_mode, output_target, refuse_folder,
-                                  refuse_input_as_output, save)
+from textnb.core.model_io import (atomic_write, cannot_write_in, load, model_class, new_file_mode, output_target,
+                                  refuse_folder, refuse_input_as_output, save)
 from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
 from textnb.io import mail
@@ -643,6 +643,8 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
     """
     spam_paths, ham_paths = list(spam_paths), list(ham_paths)
     _refuse_model_target(model_path, spam_paths + ham_paths)  # a mailbox given as the model, a FIFO, ...
+    _prepare_folder(model_path)  # (before the mail is read: a missing folder was said once it was trained)
+    output_target(model_path)  # (a folder it cannot write in, too)
     at_once = not learns_in_batches(kind)
     if at_once:  # (no estimator until every message is read: the kernels fit it)
         model = _Rendered(kind, alpha, vectorizer)
@@ -766,6 +768,7 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
     if not os.path.lexists(model_path):
         _refuse_missing(model_path, first, create, kind)  # (before any lock file is made; again under the lock)
     _prepare_folder(model_path)
+    output_target(model_path)  # (a folder it cannot write in: said before the mail is read)
     new = journal and create and not os.path.lexists(model_path)  # a new model starts its journal
     # a model without one (trained by an earlier textnb) starts one too, not complete, as TELL starts it
     with _locked(model_path, journal, start=new or (journal and os.path.lexists(model_path))) as journal_file:
@@ -1215,6 +1218,7 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     taken = set()
     classes = label_names(model)
     _check_folders(classes, threshold)
+    _check_writable(out, classes + ["unsorted"])
     # one rule for what the model reads of a document, on every path: a spamfilter model of rendered
     # messages every document as a message, rendered as spamfilter and textnb predict render it (_features:
     # spam_text); a plain text model the document's text as textnb predict, spamfilter --batch and serve read
@@ -1287,6 +1291,23 @@ def _plain_text(doc, model, limit, source=None):
             raise InputError(binary_message(source, doc[:8192], "a text document"))
         raise binary_document(doc)
     return text
+
+
+def _check_writable(out, labels):
+    """InputError, before a document is read, when nothing can be routed into the folder
+    ``out``: no file can be made in it, nor in a folder of one of ``labels`` there (a folder
+    without write permission, a read-only file system: each document failed on its own, one
+    line each)."""
+    if not os.path.isdir(out):
+        return  # (made when the first document is routed, its error then)
+    why = cannot_write_in(out)
+    if why is None:
+        return
+    for label in labels:
+        folder = os.path.join(os.fspath(out), _folder_name(label))
+        if os.path.isdir(folder) and cannot_write_in(folder) is None:
+            return
+    raise InputError(f"{os.fspath(out)}: cannot route documents into it ({why})")
 
 
 def apply_route(route, *, move=False, placed=None):

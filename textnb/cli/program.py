@@ -136,6 +136,10 @@ def main():
     except KeyboardInterrupt:
         _say("textnb: interrupted")
         return 130
+    except MemoryError:  # (while the commands are imported, under a small ``ulimit -v``: numpy's own
+        # import; the commands answer their own) one line, as a command's, not a traceback of the import
+        _say("textnb: error: out of memory")
+        return 1
 
 
 def _say(line):

@@ -57,6 +57,7 @@ and older than a minute) is removed by the next save to the same path. ``load`` 
 ever reads the named file, so stray temporary files never affect it.
 """
 
+import contextlib
 import importlib
 import io
 import json
@@ -85,7 +86,7 @@ from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.regular import NotRegularFile, open_regular
 from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "looks_like_model", "new_file_mode", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "looks_like_model", "new_file_mode", "cannot_write_in", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
@@ -281,6 +282,7 @@ def output_target(path, inputs=()):
         if folder and not os.path.isdir(folder):
             what = "not a folder" if os.path.exists(folder) else "no such folder"
             raise InputError(f"{path}: cannot write ({what}: {folder})") from None
+        _probe_folder(path, folder)
         return target
     except OSError as exc:
         raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
@@ -290,7 +292,32 @@ def output_target(path, inputs=()):
         what = _kind_of(st.st_mode)
         what = f"is {what}, not a regular file" if what else "not a regular file"
         raise InputError(f"{path}: {what}; refusing to write over it")
+    _probe_folder(path, os.path.dirname(target))
     return target
+
+
+def _probe_folder(path, folder):
+    """InputError naming ``path`` when no file can be made in ``folder`` (the new file is
+    written beside its name, then moved into place): a folder without write permission, a
+    read-only file system. Said before any work, as a missing folder is (the error came once
+    the work was done: a training, a whole evaluation thrown away)."""
+    why = cannot_write_in(folder)
+    if why is not None:
+        raise InputError(f"{path}: cannot write ({why})")
+
+
+def cannot_write_in(folder):
+    """Why no file can be made in ``folder`` (the error's text), or None when one can: a
+    temporary file made there and removed at once (what the access bits do not tell: a
+    read-only file system, a process without the capabilities root has)."""
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".textnb-probe-", dir=folder or os.curdir)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(probe)
+    return None
 
 
 def refuse_folder(path):
