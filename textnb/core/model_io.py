@@ -396,9 +396,31 @@ def refuse_input_as_output(output, inputs):
         if os.path.isdir(source) and os.path.isfile(output):
             inside = os.path.realpath(output)
             folder = os.path.realpath(source).rstrip(os.sep) + os.sep
-            if inside.startswith(folder):  # an existing file of an input folder is an input
+            if inside.startswith(folder) or _below_folder(inside, source):  # an existing file of an input
                 raise InputError(f"{os.fspath(output)}: is a file of the input folder {os.fspath(source)}; "
                                  f"refusing to replace it")
+
+
+def _below_folder(path, folder):
+    """Whether a folder above the file ``path`` (a real path) is the folder ``folder`` itself,
+    by device and inode: the same folder under another name, a bind mount of it, which the
+    paths do not show (the model was written over a document of the corpus)."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return False
+    parent = os.path.dirname(path)
+    while True:
+        try:
+            here = os.stat(parent)
+        except OSError:
+            return False
+        if (here.st_dev, here.st_ino) == (st.st_dev, st.st_ino):
+            return True
+        up = os.path.dirname(parent)
+        if up == parent:
+            return False
+        parent = up
 
 
 def atomic_write(path, write, *, mode=None):

@@ -217,6 +217,21 @@ def regular_reader(fd):
     return io.BufferedReader(raw)
 
 
+def _folders_above(folder):
+    """The ``(device, inode)`` of each folder above ``folder`` (not itself), up to the root."""
+    out, path = set(), os.path.abspath(folder)
+    while True:
+        up = os.path.dirname(path)
+        if up == path:
+            return out
+        path = up
+        try:
+            st = os.stat(path)
+        except OSError:
+            return out
+        out.add((st.st_dev, st.st_ino))
+
+
 def folder_files(top, *, on_unlistable, on_loop=None, follow=None, subfolder=None):
     """The files below the folder ``top``, in ``os.walk(top)``'s order, as ``(path, whole)``
     pairs: the one folder walk of the corpus readers and the mail reader.
@@ -238,7 +253,9 @@ def folder_files(top, *, on_unlistable, on_loop=None, follow=None, subfolder=Non
         without it.
     on_loop : callable, optional
         ``on_loop(path)`` for a link that loops (ELOOP: it can never be read), which is
-        then left out; without it such a link is listed like a broken one.
+        then left out; without it such a link is listed like a broken one. Also for a
+        folder walked already, or above ``top`` (the same device and inode: a folder
+        bind-mounted below itself), which is left out either way.
     follow : callable, optional
         ``follow(path) -> bool`` for a link to a file: whether it is listed (the mail
         reader does not list a link leading outside the folder).
@@ -253,11 +270,23 @@ def folder_files(top, *, on_unlistable, on_loop=None, follow=None, subfolder=Non
         False for a file found by walking; a ``subfolder`` pair's own value otherwise.
     """
     pending = [os.fspath(top)]
+    walked = _folders_above(pending[0])  # (device, inode) of each folder walked or above: one met again loops
     while pending:
         root = pending.pop()
         if not isinstance(root, str):  # a subfolder read another way
             yield from root
             continue
+        try:
+            st = os.stat(root)
+        except OSError:
+            pass  # (the listing says why)
+        else:
+            if (st.st_dev, st.st_ino) in walked:  # a loop (a folder bind-mounted below itself: its
+                # files were read twice, learnt under both classes); left out as a looping link is
+                if on_loop is not None:
+                    on_loop(root)
+                continue
+            walked.add((st.st_dev, st.st_ino))
         try:
             with os.scandir(root) as it:
                 entries = sorted(it, key=lambda e: e.name)
