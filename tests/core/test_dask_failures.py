@@ -249,3 +249,41 @@ def test_jobs_given_with_a_scheduler_is_said_unused(tmp_path, model, said):
     rc, _, err = cli("train", _corpus(tmp_path), "-o", tmp_path / "m.tnb", "--scheduler",
                      f"tcp://127.0.0.1:{_closed_port()}", *model)
     assert rc == 1 and "warning" not in err
+
+
+def test_a_hangup_to_the_process_group_of_a_local_cluster_run_is_one_line(tmp_path):
+    """A closed terminal (SIGHUP to the whole process group) during ``--scheduler local:2``
+    killed multiprocessing's resource tracker too (it ignores SIGINT and SIGTERM, not SIGHUP);
+    the one started again in its place printed a traceback for each semaphore the first had
+    registered, about twelve after ``textnb: terminated by signal 1``. The tracker is started
+    with SIGHUP blocked: one line, exit 129, no model."""
+    import os
+    import signal
+
+    import psutil
+
+    from conftest import big_tsv
+
+    corpus = big_tsv(tmp_path / "big.tsv")
+    p = subprocess.Popen([sys.executable, "-m", "textnb", "train", str(corpus), "--model", "multinomial", "--ngram",
+                          "3", "--scheduler", "local:2", "-o", str(tmp_path / "m.tnb")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=REPO)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and p.poll() is None:  # (the cluster's workers are up)
+            if len(psutil.Process(p.pid).children(recursive=True)) >= 3:  # (the tracker, two workers)
+                break
+            time.sleep(0.2)
+        time.sleep(1.0)
+        if p.poll() is not None:
+            pytest.skip("the training ended before the cluster was up")
+        os.killpg(p.pid, signal.SIGHUP)
+        _, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    err = err.decode()
+    assert p.returncode == 128 + signal.SIGHUP and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == "textnb: terminated by signal 1", err
+    assert not (tmp_path / "m.tnb").exists()

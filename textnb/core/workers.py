@@ -15,6 +15,7 @@ so memory stays bounded while a corpus streams through.
 
 import contextlib
 import os
+import signal
 import sys
 import threading
 import time
@@ -274,6 +275,26 @@ def _worker_killed(workers):
     return TextnbError(f"a worker process was killed ({how}): use fewer jobs (--jobs 1)")
 
 
+def _tracker_deaf_to_hangups():
+    """Start multiprocessing's resource tracker (the process the LocalCluster's workers
+    register their semaphores with) with SIGHUP blocked, and its standard error the one this
+    is called with (:func:`_quiet_workers`: ``/dev/null``). It ignores SIGINT and SIGTERM
+    itself, not SIGHUP: a closed terminal (a SIGHUP to the whole process group) killed it,
+    and the one started again in its place printed a traceback for each semaphore the first
+    one had registered, about twelve after ``textnb: terminated by signal 1``. The signal is
+    blocked here only while it starts (the tracker keeps the mask it inherits; one sent to
+    this process meanwhile waits, and acts once unblocked)."""
+    from multiprocessing import resource_tracker
+
+    if not hasattr(signal, "SIGHUP") or not hasattr(signal, "pthread_sigmask"):
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 @contextmanager
 def _quiet_workers():
     """The worker processes of a ``LocalCluster`` started here are this command's helpers,
@@ -361,6 +382,7 @@ def connect(scheduler):
             held.hold()
             try:
                 with _quiet_workers(), warnings.catch_warnings():
+                    _tracker_deaf_to_hangups()
                     # (its HTTP server moves to a free port when another cluster has the default one)
                     warnings.filterwarnings("ignore", message="Port .* is already in use")
                     cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
