@@ -569,6 +569,41 @@ def _exim_with_content_scanning():
 EXIM = _exim_with_content_scanning()
 
 
+def _exim_session(sock_dir, port, acl_data, message, recipients=("b",)):
+    """Exim's output for one SMTP session in its test mode (``exim -bh``: nothing delivered)
+    that sends ``message`` to ``recipients`` (local parts at test.example), with a
+    configuration of its own under ``sock_dir`` whose DATA ACL is ``acl_data`` and whose
+    spamd is the daemon on 127.0.0.1:``port``."""
+    root = sock_dir / "exim"  # under /tmp: Exim may drop to its own user with -C, which must reach it
+    for p in (root / "spool", root / "log"):
+        p.mkdir(parents=True, exist_ok=True)
+    for p in (sock_dir, root, root / "spool", root / "log"):
+        os.chmod(p, 0o777)
+    conf = root / "exim.conf"
+    conf.write_text(f"""
+primary_hostname = test.example
+spool_directory = {root}/spool
+log_file_path = {root}/log/%slog
+spamd_address = 127.0.0.1 {port}
+acl_smtp_rcpt = acl_rcpt
+acl_smtp_data = acl_data
+begin acl
+acl_rcpt:
+  accept
+acl_data:
+{acl_data}
+  accept
+begin routers
+begin transports
+""")
+    os.chmod(conf, 0o644)
+    rcpt = b"".join(b"RCPT TO:<%s@test.example>\r\n" % r.encode() for r in recipients)
+    smtp = (b"EHLO client.example\r\nMAIL FROM:<a@example.com>\r\n" + rcpt + b"DATA\r\n"
+            + message.replace(b"\n", b"\r\n") + b".\r\nQUIT\r\n")
+    r = subprocess.run([EXIM, "-C", str(conf), "-bh", "127.0.0.1"], input=smtp, capture_output=True, timeout=120)
+    return r.stdout.decode("latin-1") + r.stderr.decode("latin-1")
+
+
 @pytest.mark.skipif(EXIM is None, reason="no Exim with content scanning (apt-get install exim4-daemon-heavy)")
 def test_exim_spam_acl_through_textnb_serve(spam_model, sock_dir):
     """Exim's own `spam =` ACL condition against `textnb serve --spamd`, in Exim's SMTP
@@ -577,40 +612,14 @@ def test_exim_spam_acl_through_textnb_serve(spam_model, sock_dir):
     from textnb.apps.verdict import message_verdict
 
     spam, ham = messages(40)
-    root = sock_dir / "exim"  # under /tmp: Exim may drop to its own user with -C, which must reach it
-    (root / "spool").mkdir(parents=True)
-    (root / "log").mkdir()
-    for p in (sock_dir, root, root / "spool", root / "log"):
-        os.chmod(p, 0o777)
-    with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
-        conf = root / "exim.conf"
-        conf.write_text(f"""
-primary_hostname = test.example
-spool_directory = {root}/spool
-log_file_path = {root}/log/%slog
-spamd_address = 127.0.0.1 {srv.spamd_address[1]}
-acl_smtp_rcpt = acl_rcpt
-acl_smtp_data = acl_data
-begin acl
-acl_rcpt:
-  accept
-acl_data:
-  warn    spam       = nobody:true
-          logwrite   = textnb-score $spam_score report ${{if match{{$spam_report}}{{(TEXTNB_[A-Z]+)}}{{$1}}}}
+    acl = """  warn    spam       = nobody:true
+          logwrite   = textnb-score $spam_score report ${if match{$spam_report}{(TEXTNB_[A-Z]+)}{$1}}
   deny    spam       = nobody
-          message    = spam: $spam_score points
-  accept
-begin routers
-begin transports
-""")
-        os.chmod(conf, 0o644)
+          message    = spam: $spam_score points"""
+    with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
         model = load(spam_model)
         for msg in (spam, ham):
-            session = (b"EHLO client.example\r\nMAIL FROM:<a@example.com>\r\nRCPT TO:<b@test.example>\r\nDATA\r\n"
-                       + msg.replace(b"\n", b"\r\n") + b".\r\nQUIT\r\n")
-            r = subprocess.run([EXIM, "-C", str(conf), "-bh", "127.0.0.1"], input=session, capture_output=True,
-                               timeout=120)
-            out = r.stdout.decode("latin-1") + r.stderr.decode("latin-1")
+            out = _exim_session(sock_dir, srv.spamd_address[1], acl, msg)
             # Exim scans its spool copy (its own Received: field added), so the score is
             # that message's; the verdict is the one textnb gives the message as sent
             v = message_verdict(model, msg)
@@ -637,38 +646,10 @@ def test_exim_per_user_acl_as_docs_spam_md_writes_it(spam_model, sock_dir):
     spam, _ = messages(12)
     rng = random.Random(1)
     update_model(users / "bob.tnb", register=[("ham", mail_bytes(SPAM_WORDS, rng)) for _ in range(200)])
-    root = sock_dir / "exim"
-    (root / "spool").mkdir(parents=True)
-    (root / "log").mkdir()
-    for p in (sock_dir, root, root / "spool", root / "log"):
-        os.chmod(p, 0o777)
     with Server(spam_model, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb")) as srv:
         def session(user_expression, *recipients):
-            conf = root / "exim.conf"
-            conf.write_text(f"""
-primary_hostname = test.example
-spool_directory = {root}/spool
-log_file_path = {root}/log/%slog
-spamd_address = 127.0.0.1 {srv.spamd_address[1]}
-acl_smtp_rcpt = acl_rcpt
-acl_smtp_data = acl_data
-begin acl
-acl_rcpt:
-  accept
-acl_data:
-  deny    spam       = {user_expression}
-          message    = spam: $spam_score points
-  accept
-begin routers
-begin transports
-""")
-            os.chmod(conf, 0o644)
-            rcpt = b"".join(b"RCPT TO:<%s@test.example>\r\n" % r.encode() for r in recipients)
-            smtp = (b"EHLO client.example\r\nMAIL FROM:<a@example.com>\r\n" + rcpt + b"DATA\r\n"
-                    + spam.replace(b"\n", b"\r\n") + b".\r\nQUIT\r\n")
-            r = subprocess.run([EXIM, "-C", str(conf), "-bh", "127.0.0.1"], input=smtp, capture_output=True,
-                               timeout=120)
-            return r.stdout.decode("latin-1") + r.stderr.decode("latin-1")
+            acl = f"  deny    spam       = {user_expression}\n          message    = spam: $spam_score points"
+            return _exim_session(sock_dir, srv.spamd_address[1], acl, spam, recipients)
 
         per_user = "${if eq{$recipients_count}{1}{${local_part:$recipients}}{nobody}}"
         assert "250 OK id=" in session(per_user, "bob")  # bob's model: ham
