@@ -644,7 +644,8 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
     spam_paths, ham_paths = list(spam_paths), list(ham_paths)
     _refuse_model_target(model_path, spam_paths + ham_paths)  # a mailbox given as the model, a FIFO, ...
     _prepare_folder(model_path)  # (before the mail is read: a missing folder was said once it was trained)
-    output_target(model_path)  # (a folder it cannot write in, too)
+    if not os.path.lexists(model_path):  # (a folder it cannot write in, too; an existing model's: checked above)
+        output_target(model_path)
     at_once = not learns_in_batches(kind)
     if at_once:  # (no estimator until every message is read: the kernels fit it)
         model = _Rendered(kind, alpha, vectorizer)
@@ -679,7 +680,6 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
         model = _fitted_at_once(model, [features for _, features, _, _ in learnt], [label for label, _, _, _ in learnt])
         if progress is not None:
             progress(len(learnt))
-    _prepare_folder(model_path)
     with _locked(model_path, start=True) as journal:
         if hasattr(model, "save"):  # an estimator (its own checks: a storable cv, a fitted scorer)
             model.save(model_path)
@@ -768,7 +768,8 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
     if not os.path.lexists(model_path):
         _refuse_missing(model_path, first, create, kind)  # (before any lock file is made; again under the lock)
     _prepare_folder(model_path)
-    output_target(model_path)  # (a folder it cannot write in: said before the mail is read)
+    if not os.path.lexists(model_path):  # (a folder it cannot write in: said before the mail is read; an
+        output_target(model_path)  # existing model's: by _refuse_model_target)
     new = journal and create and not os.path.lexists(model_path)  # a new model starts its journal
     # a model without one (trained by an earlier textnb) starts one too, not complete, as TELL starts it
     with _locked(model_path, journal, start=new or (journal and os.path.lexists(model_path))) as journal_file:

@@ -83,7 +83,7 @@ from textnb.core.errors import InputError, ModelFileError, ParameterError, missi
 from textnb.core.version import __version__
 from textnb.core.model_schema import check_csr, check_declared, schema_of
 from textnb.core.model_schema import is_fitted as _is_fitted
-from textnb.core.regular import NotRegularFile, open_regular
+from textnb.core.regular import NotRegularFile, folders_above, open_regular
 from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 
 __all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "looks_like_model", "new_file_mode", "cannot_write_in", "FORMAT_VERSION",
@@ -402,25 +402,15 @@ def refuse_input_as_output(output, inputs):
 
 
 def _below_folder(path, folder):
-    """Whether a folder above the file ``path`` (a real path) is the folder ``folder`` itself,
-    by device and inode: the same folder under another name, a bind mount of it, which the
-    paths do not show (the model was written over a document of the corpus)."""
+    """Whether a folder above the file ``path`` is the folder ``folder`` itself, by device and
+    inode (:func:`~textnb.core.regular.folders_above`): the same folder under another name, a
+    bind mount of it, which the paths do not show (the model was written over a document of
+    the corpus)."""
     try:
         st = os.stat(folder)
     except OSError:
         return False
-    parent = os.path.dirname(path)
-    while True:
-        try:
-            here = os.stat(parent)
-        except OSError:
-            return False
-        if (here.st_dev, here.st_ino) == (st.st_dev, st.st_ino):
-            return True
-        up = os.path.dirname(parent)
-        if up == parent:
-            return False
-        parent = up
+    return (st.st_dev, st.st_ino) in folders_above(path)
 
 
 def atomic_write(path, write, *, mode=None):

@@ -8,7 +8,7 @@ import errno
 import os
 import stat
 
-__all__ = ["NotRegularFile", "open_regular", "open_regular_stat"]
+__all__ = ["NotRegularFile", "folders_above", "open_regular", "open_regular_stat"]
 
 
 class NotRegularFile(OSError):
@@ -83,3 +83,20 @@ def open_regular_stat(path, flags=os.O_RDONLY, mode=0o644, *, follow=True):
 
 
 _ACCESS = getattr(os, "O_ACCMODE", os.O_RDONLY | os.O_WRONLY | os.O_RDWR)
+
+
+def folders_above(path):
+    """The ``(device, inode)`` of each folder above ``path`` (not itself), up to the root: what
+    tells a folder met again under another name (a bind mount), which paths do not show. The
+    folder walk's loop check and the refusal of an output inside an input folder use it."""
+    out, here = set(), os.path.abspath(path)
+    while True:
+        up = os.path.dirname(here)
+        if up == here:
+            return out
+        here = up
+        try:
+            st = os.stat(here)
+        except OSError:
+            return out
+        out.add((st.st_dev, st.st_ino))

@@ -9,7 +9,7 @@ import io
 import os
 
 from textnb.core.errors import InputError
-from textnb.core.regular import NotRegularFile, open_regular_stat
+from textnb.core.regular import NotRegularFile, folders_above, open_regular_stat
 
 __all__ = ["BATCH_BYTES", "BOM", "DEFAULT_LABEL_PREFIX", "MAILDIR_PARTS", "PipeReader", "Prefixed", "first_bytes", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files",
            "is_device", "is_maildir", "is_named_pipe", "noting_empty_folder", "open_regular_binary", "read_regular_file", "refuse_device",
@@ -217,21 +217,6 @@ def regular_reader(fd):
     return io.BufferedReader(raw)
 
 
-def _folders_above(folder):
-    """The ``(device, inode)`` of each folder above ``folder`` (not itself), up to the root."""
-    out, path = set(), os.path.abspath(folder)
-    while True:
-        up = os.path.dirname(path)
-        if up == path:
-            return out
-        path = up
-        try:
-            st = os.stat(path)
-        except OSError:
-            return out
-        out.add((st.st_dev, st.st_ino))
-
-
 def folder_files(top, *, on_unlistable, on_loop=None, follow=None, subfolder=None):
     """The files below the folder ``top``, in ``os.walk(top)``'s order, as ``(path, whole)``
     pairs: the one folder walk of the corpus readers and the mail reader.
@@ -270,7 +255,7 @@ def folder_files(top, *, on_unlistable, on_loop=None, follow=None, subfolder=Non
         False for a file found by walking; a ``subfolder`` pair's own value otherwise.
     """
     pending = [os.fspath(top)]
-    walked = _folders_above(pending[0])  # (device, inode) of each folder walked or above: one met again loops
+    walked = folders_above(pending[0])  # (device, inode) of each folder walked or above: one met again loops
     while pending:
         root = pending.pop()
         if not isinstance(root, str):  # a subfolder read another way

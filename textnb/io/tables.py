@@ -647,19 +647,22 @@ def _uncertain_cell(c, a, where, unseen):
         c = a.values[int(i)] if i >= 0 else str(c)
     elif not isinstance(c, str):
         c = repr(float(c)) if isinstance(c, (int, float, np.number)) else str(c)
-    if a.kind == "uncertain-nominal":
-        try:
-            values, block = parse_uncertain_column(a.kind, [c])  # (its own values)
-        except CellError as exc:
-            raise InputError(f"{where}: attribute {a.name!r}: {exc}") from None
-        gone = _unseen_values(values, block, a.values)[0]
-        if gone:  # a value the model never saw: missing, as for a certain nominal
-            unseen.extend(gone)
-            return np.nan
     try:
-        return parse_uncertain_column(a.kind, [c], values=a.values if a.kind == "uncertain-nominal" else None)[1][0]
+        values, block = parse_uncertain_column(a.kind, [c])  # (a nominal cell: its own values)
     except CellError as exc:
         raise InputError(f"{where}: attribute {a.name!r}: {exc}") from None
+    if a.kind != "uncertain-nominal":
+        return block[0]
+    gone, _, bad = _unseen_values(values, block, a.values)
+    if bad is not None:
+        v = next(v for v, x in zip(values, block[0]) if x > 0 and v not in a.values)
+        raise InputError(f"{where}: attribute {a.name!r}: unknown category {v!r} in distribution {c!r}")
+    if gone:  # a value the model never saw: missing, as for a certain nominal
+        unseen.extend(gone)
+        return np.nan
+    out = np.zeros(len(a.values))  # (its values put where the model has them)
+    out[[a.values.index(v) for v in values]] = block[0]
+    return out
 
 
 def table_from_frame(df, class_name=None, *, types=None, source="<DataFrame>"):
