@@ -9,7 +9,7 @@ import functools
 import time
 
 from textnb.cli.argtypes import bounded
-from textnb.cli.output import counted, dumps, name_column, print_summary, skipped_line
+from textnb.cli.output import counted, dumps, name_column, print_summary, skipped_line, terms_kind
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, input_name
 from textnb.core.labels import label_names
@@ -82,14 +82,15 @@ def refuse_unsupported(args, opts):
                          "labels a document): no --lazy, no --scheduler")
 
 
-def _model(args, opts):
-    """(vectorizer, MultiLabelNB) the options describe."""
+def _model(args, opts, extra=None):
+    """(vectorizer, MultiLabelNB) the options describe; ``extra``: vectorizer parameters the
+    default pipeline adds (:func:`_short_texts`)."""
     refuse_unsupported(args, opts)
     from textnb.meta.multilabel import MultiLabelNB
     from textnb.meta.registry import make_text_classifier
 
     clf = make_text_classifier(opts)
-    return clf.vectorizer, MultiLabelNB(clf.model, method=args.method, threshold=args.strategy,
+    return clf.vectorizer.set_params(**(extra or {})), MultiLabelNB(clf.model, method=args.method, threshold=args.strategy,
                                         min_labels=args.min_labels)
 
 
@@ -102,6 +103,21 @@ def _kernel(args, opts):
     if opts.lazy or getattr(args, "scheduler", None):
         return None
     return streaming_model(opts, steps=True)
+
+
+def _short_texts(kernel, texts, max_bytes):
+    """``kernel`` (:func:`_kernel`) with the vectorizer parameters the default pipeline adds
+    for the training ``texts`` (short texts: words and the word bigrams of two documents or
+    more, :func:`textnb.text.training.default_vectorizer`) when no vectorizer option was
+    given and the labels' model is the default one (a DiscriminativeNB, no step in front):
+    the rule of single-label training, decided once on every text read (never a label).
+    Also the parameters added, for the estimators' vectorizer (``{}``: none)."""
+    from textnb.text.training import default_pipeline, default_vectorizer
+
+    if kernel is None or kernel[0] or not default_pipeline(kernel[1][0], kernel[2]):
+        return kernel, {}
+    extra = default_vectorizer(texts, max_bytes)[0]
+    return ((dict(extra), *kernel[1:]) if extra else kernel), extra
 
 
 def _multilabel_params(args):
@@ -222,7 +238,9 @@ def _train(args, opts, start, out, err, corpus=None):
     if kernel is None:
         vectorizer, model = _model(args, opts)
     corpus = multilabel_from_fasttext(corpus) if corpus is not None else _read(args, test=False)
-    texts, labels, skipped, _ = _texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, "reading", err)
+    max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
+    texts, labels, skipped, _ = _texts(corpus, max_bytes, "reading", err)
+    kernel, extra = _short_texts(kernel, texts, max_bytes)
     names = sorted({lab for labs in labels for lab in labs})
     if not texts:
         raise InputError(f"{corpus.source}: no text documents (every file is binary)")
@@ -242,6 +260,7 @@ def _train(args, opts, start, out, err, corpus=None):
         save(store_max_bytes(store_label_prefix(training.model_node(model), getattr(args, "label_prefix", None)),
                              args.max_bytes), model_path)
         n_terms, name = len(terms), model.template.kind  # (the estimator's unfitted base)
+        tokenizer = kernel[0]
     else:
         from sklearn.pipeline import Pipeline
 
@@ -249,12 +268,13 @@ def _train(args, opts, start, out, err, corpus=None):
         from textnb.text.classifier import document_fold_counts  # (the folds' vocabularies, as TextClassifier's)
 
         if kernel is not None:
-            vectorizer, model = _model(args, opts)
+            vectorizer, model = _model(args, opts, extra)
         X = _count(vectorizer, texts, err)
         _fit(model, X, labels, err, fold_counts=document_fold_counts(vectorizer, texts, X))
         save(store_max_bytes(store_label_prefix(Pipeline([("vectorizer", vectorizer), ("model", model)]),
                                                 getattr(args, "label_prefix", None)), args.max_bytes), model_path)
         n_terms, name = len(vectorizer.vocabulary_), model_name(model._base())
+        tokenizer = vectorizer.get_params(deep=False)
     seconds = time.perf_counter() - start
     per_label = {c: int(n) for c, n in zip(label_names(model), model.train_support_)}
     summary = {
@@ -269,7 +289,7 @@ def _train(args, opts, start, out, err, corpus=None):
         "seconds": round(seconds, 3),
     }
     details = [*_layout_lines(corpus, args), skipped_line(len(skipped), skipped.empty) if skipped else None,
-               f"vocabulary: {counted(summary['vocabulary_size'], 'term')}"]
+               f"vocabulary: {counted(summary['vocabulary_size'], 'term')}{terms_kind(tokenizer)}"]
     return print_summary(summary, args.json, out, read=counted(summary["documents"], "document"), details=details,
                          name=f"MultiLabelNB({name}, method {model.method}, {_decisions(model)})", seconds=seconds,
                          counts="per_label", note=f" ({counted(len(names), 'label')})")
@@ -307,6 +327,7 @@ def _evaluate(args, opts, start, out, err, corpus=None):
     if args.test:
         test = _read(args, test=False, path=args.test)
     texts, labels, skipped, groups = _texts(corpus, max_bytes, "reading", err)
+    kernel, extra = _short_texts(kernel, texts, max_bytes)
     if not any(labels):
         raise InputError(f"{input_name(args.labels) if args.labels else corpus.source}: no document has a label")
     folds, folds_note = None, None
@@ -337,7 +358,7 @@ def _evaluate(args, opts, start, out, err, corpus=None):
             from textnb.text.classifier import document_fold_counts
 
             if kernel is not None:
-                vectorizer, model = _model(args, opts)
+                vectorizer, model = _model(args, opts, extra)
             X = _count(vectorizer, texts, err)
             X_test = _count(vectorizer, test_texts, err, fit=False)
             split = functools.partial(evaluate_multilabel_split, X, labels, X_test, test_labels, model,
@@ -363,7 +384,7 @@ def _evaluate(args, opts, start, out, err, corpus=None):
             from textnb.meta.multilabel import cross_validate_multilabel
 
             if kernel is not None:
-                vectorizer, model = _model(args, opts)
+                vectorizer, model = _model(args, opts, extra)
             X, _ = vectorize_all(texts, vectorizer)
             folds_run = functools.partial(cross_validate_multilabel, X, labels, model,
                                       vectorizer=vectorizer.get_params(deep=False), groups=groups)

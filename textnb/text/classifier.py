@@ -71,6 +71,16 @@ def _multi_label(model):
     return get_tags(model).classifier_tags.multi_label
 
 
+def _default_pipeline_model(model):
+    """Whether ``model`` is the default pipeline's, whose vectorizer (none given) counts a
+    corpus of short texts as words and word bigrams (:func:`default_vectorizer`): a
+    DiscriminativeNB, or a multi-label model over one (its base model, ``_base()``), as
+    ``textnb train`` and ``evaluate`` decide for either."""
+    if _multi_label(model) and callable(getattr(model, "_base", None)):
+        model = model._base()
+    return isinstance(model, DiscriminativeNB)
+
+
 def _every_term(vectorizer, docs, X):
     """The counts of ``docs`` over every term they have, in the column order of the fitted
     ``vectorizer`` (its output ``X`` when its ``min_df`` / ``max_df`` / ``max_features``
@@ -127,7 +137,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
     ----------
     vectorizer : Vectorizer, default=None
         Tokenizer and vocabulary settings; when None, ``Vectorizer()``, except that the
-        default model (a DiscriminativeNB) on short texts (at least 1,000 training
+        default model (a DiscriminativeNB, or a multi-label model over one) on short texts (at least 1,000 training
         documents whose median is under 500 bytes) gets ``Vectorizer(ngram_range=(1, 2),
         min_df=2)``: questions, sentences and text messages need their word pairs
         (:func:`textnb.text.training.default_vectorizer`; ``docs/text_accuracy.md``,
@@ -231,7 +241,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         model = clone(self.model) if self.model is not None else DiscriminativeNB()
         if self.vectorizer is not None:
             vectorizer = clone(self.vectorizer)
-        elif isinstance(model, DiscriminativeNB):  # the default pipeline: short texts get their word bigrams too
+        elif _default_pipeline_model(model):  # the default pipeline: short texts get their word bigrams too
             params, X = default_vectorizer(X, self.max_bytes)  # (an iterator: its first documents read ahead)
             vectorizer = Vectorizer(**params)
         else:
