@@ -1149,6 +1149,22 @@ def test_a_lone_surrogate_in_a_mail_text_is_one_line_naming_the_text(spam_model,
             assert status == 200, reply
 
 
+def test_a_lone_surrogate_in_a_spam_models_plain_text_is_the_mail_texts_one_line(spam_model, topic_model, sock_dir):
+    """Without ``"mail"`` a spam model reads each text as a header-less message (as with
+    ``"mail": true``): a ``\ud800`` is refused in the same line naming ``texts[i]`` (found by a
+    user trial: Python's codec message, no text named); a topic model scores it as before."""
+    body = '{"texts": ["ok", "free \\ud800 prize"]}'
+    with Server(spam_model, socket_path=sock_dir / "s", http=("127.0.0.1", 0)) as server:
+        status, reply = post(server.http_address[1], body)
+        assert status == 400 and reply["error"].startswith("texts[1]: '\\ud800' at character 5 is a lone "
+                                                           "surrogate"), reply
+        out = raw_request(sock_dir / "s", f"CLASSIFY {len(body)}\n{body}".encode())
+        assert out.startswith(b"ERR texts[1]: '\\ud800' at character 5") and out.count(b"\n") == 1, out
+    with Server(topic_model, http=("127.0.0.1", 0)) as server:
+        status, reply = post(server.http_address[1], body)
+        assert status == 200 and len(reply["labels"]) == 2, reply
+
+
 def test_http_client_still_sending_reads_the_413(topic_model):
     # a body over --max-request, sent whole by a client that reads only once it has sent it
     # (urllib, http.client): the daemon reads and drops the rest before closing, as the

@@ -552,11 +552,17 @@ def as_messages(model, texts, max_bytes=None):
     each a message (a header-less text) rendered for it by :func:`_features` (a spamfilter
     model of rendered messages: :func:`spam_text`; a SpamScorer: its tokens, not the
     whitespace-split words a string is to it); unchanged for any other model."""
-    if not (reads_mail(model) or _reads_raw_mail(model)):
+    if not takes_messages(model):
         return texts
     limit = max_bytes or mail.DEFAULT_MAX_BYTES
     return [_features(model, t.encode("utf-8", "surrogateescape") if isinstance(t, str) else t, limit)
             for t in texts]
+
+
+def takes_messages(model):
+    """Whether ``model`` reads its texts as messages (:func:`as_messages`: a spamfilter model
+    of rendered messages, or a SpamScorer)."""
+    return reads_mail(model) or _reads_raw_mail(model)
 
 
 def _labelled_features(model, items, max_bytes, n_jobs, on_warning=None):

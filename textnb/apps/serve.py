@@ -110,7 +110,7 @@ from textnb.apps import protocol
 from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, DeadlineReading, SpamdHandler,
                                StreamHandler, UserModels, parse_address, shown_user)
 from textnb.apps.spamlite import DEFAULT_HAM_CUTOFF, DEFAULT_SPAM_CUTOFF, check_cutoffs, logit
-from textnb.apps.filtering import as_messages, mail_features
+from textnb.apps.filtering import as_messages, mail_features, takes_messages
 from textnb.apps.verdict import classify_mail, is_spam_model, message_verdict
 from textnb.text.scorer import load_for_prediction
 from textnb.meta.labelsets import assigned_labels, label_log_odds, label_probabilities, multilabel_model
@@ -365,7 +365,9 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
         # those of the model's prefix, left out; cut where the model's training cut a document), and for a
         # spamfilter model of rendered messages read as the header-less message predict --lines reads (it was
         # fed the raw text, a score no other path gave the line; and the label words, which predict drops)
-        texts = as_messages(model, line_texts(texts, stored_label_prefix(model), model_max_bytes(model)))
+        texts = line_texts(texts, stored_label_prefix(model), model_max_bytes(model))
+        texts = as_messages(model, _message_bytes(texts) if takes_messages(model) else texts)  # (a lone
+        # surrogate refused as with "mail": true, naming the text: found by a user trial, the codec's words)
     if multi is not None:  # each label's own probability; the labels of the decision rule, or ranked
         lo = label_log_odds(model, texts)
         proba = label_probabilities(lo)
