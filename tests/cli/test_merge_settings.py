@@ -64,6 +64,25 @@ def test_option_spelling_says_what_the_command_line_gives_and_nothing_else():
     assert option_spelling("class_prior", [0.5, 0.5]) is None and option_spelling("verbose", 1) is None
 
 
+def test_the_remedy_spells_two_close_numbers_apart(tmp_path):
+    """Found by a user trial: the remedy printed both parts' --alpha 0.5000001 and 0.5 as
+    '--alpha 0.5' (':g', six digits), contradicting the line's start."""
+    from textnb.meta.registry import option_spelling
+
+    assert option_spelling("alpha", 0.5000001) == "--alpha 0.5000001"
+    assert option_spelling("max_df", 0.3333334) == "--max-df 0.3333334"
+    assert option_spelling("alpha", 0.5) == "--alpha 0.5" and option_spelling("alpha", 1e-10) == "--alpha 1e-10"
+    rows = SMS_TSV.read_text(encoding="utf-8").splitlines()
+    (tmp_path / "a.tsv").write_text("\n".join(rows[:300]) + "\n", encoding="utf-8")
+    (tmp_path / "b.tsv").write_text("\n".join(rows[300:600]) + "\n", encoding="utf-8")
+    for part, alpha in (("a", "0.5"), ("b", "0.5000001")):
+        rc, _, err = cli("train", tmp_path / f"{part}.tsv", "--model", "multinomial", "--alpha", alpha,
+                         "-o", tmp_path / f"{part}.tnb")
+        assert rc == 0, err
+    rc, _, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "m.tnb")
+    assert rc == 1 and "--alpha 0.5000001;" in err and "--alpha 0.5)" in err, err
+
+
 def test_merge_of_text_models_with_the_same_settings_is_symmetric(tmp_path):
     """Settings equal (and ``--jobs``, which is not a setting, different): merged either
     way round, the same bytes."""

@@ -266,7 +266,9 @@ def option_spelling(setting, value):
     if setting == "token_pattern":
         return f"{flag} {short_repr(value)}"
     if isinstance(value, str) or (isinstance(value, numbers.Real) and not isinstance(value, bool)):
-        return f"{flag} {value:g}" if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral) \
+        # a number as the error line's start gives it (repr: the shortest that reads back as the same float;
+        # found by a user trial: ':g' printed 0.5000001 and 0.5 both as --alpha 0.5)
+        return f"{flag} {float(value)!r}" if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral) \
             else f"{flag} {value}"
     return None
 
