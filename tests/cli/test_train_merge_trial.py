@@ -234,3 +234,33 @@ def test_a_default_prefix_part_merged_with_another_prefix_reads_by_the_one_kept(
     assert rc == 1 and one_error_line(err, "no line has a label (words starting with '#')")
     rc, out, err = cli("test", tmp_path / "uh.tnb", tmp_path / "u.txt", "--label-prefix", "__label__")
     assert rc == 0 and out.splitlines()[0] == "N\t2", err
+
+
+def test_inspect_says_a_merged_default_models_temperature_is_the_parts_average(tmp_path):
+    """Found by a user trial: a merge of default models averages the parts' temperatures
+    (weighted by their documents), and ``inspect`` said of it "one temperature fitted on
+    held-out training documents"; a partial_fit after the merge fits one again."""
+    import json
+
+    from conftest import SMS_TSV
+
+    rows = SMS_TSV.read_text(encoding="utf-8").splitlines()
+    for name, part in (("a", rows[:600]), ("b", rows[600:1200])):
+        (tmp_path / f"{name}.tsv").write_text("\n".join(part) + "\n", encoding="utf-8")
+        rc, _, err = cli("train", tmp_path / f"{name}.tsv", "-o", tmp_path / f"{name}.tnb")
+        assert rc == 0, err
+    rc, _, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "m.tnb")
+    assert rc == 0, err
+    for name, merged in (("a", False), ("m", True)):
+        rc, out, err = cli("inspect", tmp_path / f"{name}.tnb")
+        line = next(x for x in out.splitlines() if x.startswith("calibration:"))
+        assert ("averaged by their documents" in line) is merged and ("fitted on held-out" in line) is not merged, line
+        rc, out, err = cli("inspect", tmp_path / f"{name}.tnb", "--json")
+        assert json.loads(out).get("calibration_merged", False) is merged
+    import textnb
+
+    model = textnb.load(tmp_path / "m.tnb")
+    assert model.model_.scale_merged_ is True
+    texts = [r.split("\t", 1)[1] for r in rows[1200:1300]]
+    model.partial_fit(texts, [r.split("\t", 1)[0] for r in rows[1200:1300]])
+    assert not hasattr(model.model_, "scale_merged_")

@@ -84,8 +84,10 @@ def run(args, out, err):
     _print_calibration(info, out)
     if "calibration_scale" in info:
         inside = "; the model inside, before calibration" if "calibration" in info else ""
+        how = ("the merged models' temperatures, averaged by their documents" if info.get("calibration_merged")
+               else "one temperature fitted on held-out training documents")
         print(f"{'temperature' if inside else 'calibration'}: scores times {info['calibration_scale']:.4g} "
-              f"(one temperature fitted on held-out training documents{inside})", file=out)
+              f"({how}{inside})", file=out)
     if "residual_strength" in info:
         strength = info["residual_strength"]
         over = {"presence": " and the terms' presence (a second weight matrix)",

@@ -468,6 +468,8 @@ def _text_description(name, model, params, tokenizer, vocabulary_size, terms, do
             extra["ratios"] = bool(model.ratios_)
         if getattr(model, "scale_", None) is not None:  # its calibration temperature
             extra["calibration_scale"] = float(model.scale_)
+            if getattr(model, "scale_merged_", False):  # a merge's average of the parts' scales
+                extra["calibration_merged"] = True
         if getattr(model, "residual_strength_", None) is not None:  # its residual layer (dfe.fit_residual)
             extra["residual_strength"] = float(model.residual_strength_)
         elif any(getattr(model, f, None) is not None for f in ("residual_", "residual_presence_")):  # (merged: no strength)

@@ -175,6 +175,8 @@ class DiscriminativeNB(_BaseCountNB):
         documents were learned: :data:`textnb.core.dfe.MIN_CALIBRATION_DOCUMENTS`).
         ``partial_fit`` refits it on each batch (of 50 documents or more); :meth:`merge`
         averages the two models' scales, weighted by their documents.
+    scale_merged_ : bool
+        True when ``scale_`` is the average :meth:`merge` made (absent when it was fitted).
     residual_ : ndarray of shape (n_classes, n_features)
         The residual layer's weights where they are over the model's own document features
         (the Bernoulli event model, whose features are the terms' presence), folded into
@@ -264,7 +266,8 @@ class DiscriminativeNB(_BaseCountNB):
         return self._fit(X, y, sample_weight, groups=groups)
 
     def _reset(self):
-        for name in ("event_model_", "alpha_", "step_", "ratios_", "class_documents_", "scale_", *RESIDUAL_FIELDS):
+        for name in ("event_model_", "alpha_", "step_", "ratios_", "class_documents_", "scale_", "scale_merged_",
+                     *RESIDUAL_FIELDS):
             self.__dict__.pop(name, None)
 
     def _learn(self, X, y_index, sample_weight, groups=None):
@@ -306,10 +309,11 @@ class DiscriminativeNB(_BaseCountNB):
                                dropped=dropped, splits=splits, contribution=contribution, groups=groups)
         self.class_documents_ = getattr(self, "class_documents_", 0.0) + documents
         if self.calibration is None:
-            for name in ("scale_", *RESIDUAL_FIELDS):
+            for name in ("scale_", "scale_merged_", *RESIDUAL_FIELDS):
                 self.__dict__.pop(name, None)
         elif scale is not None:  # else (a batch too small to calibrate on) any earlier scale stays
             self.scale_ = scale
+            self.__dict__.pop("scale_merged_", None)  # (fitted here, not a merge's average)
             # the residual is fitted on the batch's calibrated held-out scores: it goes with its scale
             for name in RESIDUAL_FIELDS:
                 self.__dict__.pop(name, None)

@@ -454,6 +454,7 @@ class DiscriminativeKernel(CountKernel):
         "feature_count_": Counts(("n_classes", "n_features")),
         "feature_names_in_": FEATURE_NAMES,
         "scale_": MayBeAbsent(Float(*dfe.SCALE_RANGE)),  # absent in files of uncalibrated models
+        "scale_merged_": MayBeAbsent(Bool()),  # True: the merged models' scales averaged (since 2026-12-07)
         "step_": MayBeAbsent(dfe.STEP_VALUE),  # absent in files written before 2026-12-06 (the step parameter)
         "ratios_": MayBeAbsent(Bool()),  # absent in files written before 2026-12-07 (as False: no ratios)
         # the residual logistic layer (dfe.fit_residual): absent when none was fitted
@@ -462,8 +463,8 @@ class DiscriminativeKernel(CountKernel):
         "residual_intercept_": MayBeAbsent(Reals(("n_classes",))),
         "residual_strength_": MayBeAbsent(Float(0.0, 1e6)),
     }
-    state_fields = CountKernel.state_fields + ("event_model_", "alpha_", "class_documents_", "scale_", "step_",
-                                               "ratios_", *RESIDUAL_FIELDS)
+    state_fields = CountKernel.state_fields + ("event_model_", "alpha_", "class_documents_", "scale_",
+                                               "scale_merged_", "step_", "ratios_", *RESIDUAL_FIELDS)
     scalar_fields = ("alpha_", "scale_", "step_", "residual_strength_")
     execution_params = ("n_jobs",)
     #: every parameter says how the event model and smoothing are chosen; a merge compares
@@ -574,6 +575,7 @@ class DiscriminativeKernel(CountKernel):
             n = [float(np.sum(s["class_documents_"])) for s in (a, b)]
             scale = [float(s.get("scale_", 1.0)) for s in (a, b)]
             merged["scale_"] = (n[0] * scale[0] + n[1] * scale[1]) / (n[0] + n[1]) if n[0] + n[1] > 0 else scale[0]
+            merged["scale_merged_"] = True  # (what inspect says of it: no temperature fitted on these documents)
         documents = np.zeros(len(merged["classes_"]))
         for s in (a, b):
             documents[class_positions(merged["classes_"], s["classes_"])] += s["class_documents_"]
