@@ -388,3 +388,25 @@ def test_a_table_of_semicolons_or_bars_is_the_comma_table(tmp_path, name, delimi
     np.testing.assert_array_equal(other.X, comma.X)
     assert list(other.y) == list(comma.y)
 
+
+
+def test_numbers_with_a_decimal_comma_in_a_semicolon_table_are_numeric(tmp_path):
+    """A file of semicolons is what spreadsheets write where the decimal mark is a comma: a
+    column of ``1,5`` cells (integers and missing cells among them) is numeric, the comma read
+    as the point, in a training file and in a query file read against its model alike (before:
+    nominal, each number a value of its own; a query file's cells refused as not numbers). A
+    column that mixes ``1.5`` and ``1,5``, and a quoted ``"1,5"`` in a file of commas, stay
+    as they were: nominal."""
+    rows = [("1,5", "a"), ("1,7", "a"), ("-1,2e1", "a"), ("?", "b"), ("3", "b"), ("2,9", "b")]
+    semi = read_table(_file(tmp_path, "semi.csv", "weight;class\n" + "".join(f"{w};{c}\n" for w, c in rows)))
+    dots = read_table(_file(tmp_path, "dots.csv", "weight,class\n" + "".join(
+        f"{w.replace(',', '.')},{c}\n" for w, c in rows)))
+    assert semi.attributes[0].kind == "numeric" == dots.attributes[0].kind
+    np.testing.assert_array_equal(semi.X, dots.X)
+    assert semi.X[:3, 0].tolist() == [1.5, 1.7, -12.0]
+    query = read_table(_file(tmp_path, "q.csv", "weight;class\n2,25;?\n4;?\n"), like=semi.attributes)
+    assert query.X[:, 0].tolist() == [2.25, 4.0]
+    mixed = read_table(_file(tmp_path, "mixed.csv", "weight;class\n1,5;a\n1.7;a\n2,5;b\n3,1;b\n"))
+    assert mixed.attributes[0].kind == "nominal"
+    quoted = read_table(_file(tmp_path, "quoted.csv", 'weight,class\n"1,5",a\n"1,7",a\n"2,5",b\n"3,1",b\n'))
+    assert quoted.attributes[0].kind == "nominal" and quoted.attributes[0].values == ["1,5", "1,7", "2,5", "3,1"]
