@@ -350,7 +350,7 @@ def test_a_column_of_numbers_but_for_a_few_NA_cells_is_said_to_be_read_as_nomina
     its numbers unordered values (the format's missing values are ``?`` and empty cells, as
     Weka's): kept, but said in one warning naming the file, the first such line and the
     texts (before: silently, a Gaussian attribute became 35 nominal values). Columns of
-    words, a column of few numbers, forced types and ``?`` cells say nothing."""
+    words or codes, forced types and ``?`` cells say nothing."""
     import warnings
 
     rows = [f"{4 + i / 10},{'ab'[i % 2]},{i % 3},{'yn'[i % 2]}" for i in range(30)]
@@ -369,9 +369,26 @@ def test_a_column_of_numbers_but_for_a_few_NA_cells_is_said_to_be_read_as_nomina
         assert read_table(path, types={"x": "nominal"}).attributes[0].kind == "nominal"
         path.write_text("x,w,k,class\n" + "\n".join(rows).replace("NA,", "?,") + "\n")
         assert read_table(path).attributes[0].kind == "numeric"
-        few = tmp_path / "few.csv"  # 3 numbers and a word: a nominal column of codes
-        few.write_text("x,class\n1,a\n2,b\n3,a\nNA,b\n")
-        assert read_table(few).attributes[0].kind == "nominal"
+        codes = tmp_path / "codes.csv"  # codes of a letter and a digit, words with one number: nominal columns
+        codes.write_text("x,w,class\na1,low,a\nb2,high,b\na1,7,a\nc3,low,b\n")
+        assert [a.kind for a in read_table(codes).attributes] == ["nominal", "nominal"]
+
+
+def test_the_NA_warning_has_no_size_or_share_limit(tmp_path):
+    """The warning is said whenever most known cells are numbers (more than half, two at
+    least), as README says it: a table of 12 rows with 2 ``NA`` cells (a sixth) said nothing
+    (before: at least ten numbers and at most a tenth of the known cells), nor did 3 numbers
+    beside one ``NA``."""
+    cells = ["1", "2", "NA", "4", "5", "6", "7", "8", "9", "10", "11", "NA"]
+    path = _file(tmp_path, "na.csv", "n,class\n" + "".join(f"{c},{'xy'[i % 2]}\n" for i, c in enumerate(cells)))
+    with pytest.warns(DataWarning) as caught:
+        assert read_table(path).attributes[0].kind == "nominal"
+    assert [str(w.message) for w in caught] == [
+        f"{path}:4: column 'n' is read as nominal, its numbers as unordered values, because 2 of its 12 known "
+        "cells are not numbers ('NA'); if they mean missing, write ? or leave them empty"]
+    few = _file(tmp_path, "few.csv", "x,class\n1,a\n2,b\n3,a\nNA,b\n")
+    with pytest.warns(DataWarning, match=r"1 of its 4 known cells is not a number \('NA'\)"):
+        read_table(few)
 
 
 @pytest.mark.parametrize("name", ["w.csv", "w.txt"])

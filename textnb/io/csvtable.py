@@ -69,11 +69,13 @@ def _warn_if_numbers_but_a_few(path, name, col, looks, linenos):
     """A :class:`~textnb.core.errors.DataWarning` when a column read as nominal is numbers but
     for a few cells of one to three texts (``NA``, ``-``, ``n/a``: a missing value written
     as pandas or R write it, which this format does not read as missing): its numbers then
-    become unordered values, silently. At most a tenth of the known cells, at least ten
-    numbers."""
+    become unordered values, silently. Whenever most known cells are numbers (more than half,
+    and at least two), whatever the size of the table: a column of codes (``a1``, ``b2``) or of
+    words with one number says nothing."""
     known = [c for c in col if c not in MISSING]
     odd = [c for c, ok in zip(known, looks) if not ok]
-    if not odd or len(known) - len(odd) < 10 or len(odd) * 10 > len(known) or len(set(odd)) > 3:
+    numbers = len(known) - len(odd)
+    if not odd or numbers < 2 or numbers * 2 <= len(known) or len(set(odd)) > 3:
         return
     first = next(i for i, c in enumerate(col) if c == odd[0])
     texts = ", ".join(repr(t) for t in dict.fromkeys(odd))
