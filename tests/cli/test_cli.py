@@ -333,6 +333,28 @@ def test_table_bad_input(tmp_path):
     assert code == 1 and "use a smaller --cv" in err
 
 
+@pytest.mark.parametrize("kind", ["table", "corpus"])
+def test_evaluate_of_one_object_per_class_suggests_a_test_file_not_a_smaller_cv(tmp_path, kind):
+    """Every class of one object (a table, a text corpus): no number of folds works, so the
+    error says cross-validation cannot run and names --test (before, without any --cv given:
+    "no class has 2 objects, so there cannot be 2 folds; use a smaller --cv")."""
+    if kind == "table":
+        path = tmp_path / "two.csv"
+        path.write_text("a,class\nx,p\ny,q\n")
+    else:
+        path = tmp_path / "corpus"
+        for label, text in [("p", "hello there"), ("q", "good bye")]:
+            (path / label).mkdir(parents=True)
+            (path / label / "1.txt").write_text(text)
+    for cv in ([], ["--cv", "2"]):
+        code, _, err = run("evaluate", path, *cv)
+        assert code == 1 and err.strip().splitlines() == [
+            f"textnb: error: {path}: every class has one object, so cross-validation cannot run; evaluate on a test "
+            "file with --test FILE"], err
+    code, out, err = run("evaluate", path, "--test", path)
+    assert code == 0 and "accuracy" in out, err
+
+
 def test_apnbc_through_the_cli(tmp_path, sms_tsv):
     model = tmp_path / "a.tnb"
     assert run("train", sms_tsv, "--adjust", "--significance", "1", "-o", model)[0] == 0

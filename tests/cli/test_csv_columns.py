@@ -280,6 +280,23 @@ def test_train_evaluate_predict_a_headerless_uci_table(tmp_path):
     assert rc == 0, err
 
 
+def test_predict_hints_at_no_header_when_the_model_left_out_some_att_columns(tmp_path):
+    """A model trained with ``--no-header --ignore att1`` has the attributes ``att2`` ...,
+    not ``att1`` ... ``attN``: ``predict`` of a headerless file without ``--no-header``
+    still says to give it (before: only the model's names, the hint dropped)."""
+    path = tmp_path / "nohdr.csv"
+    path.write_text("red,1.5,a\nblue,2.5,b\nred,1.7,a\nblue,3.0,b\n")
+    rc, _, err = cli("train", path, "--no-header", "--ignore", "att1", "-o", tmp_path / "m.tnb")
+    assert rc == 0, err
+    rc, _, err = cli("predict", tmp_path / "m.tnb", path)
+    assert rc == 1
+    line = err.strip().splitlines()[-1]
+    assert line.startswith("textnb: error: ") and "lacks the model's attribute(s) ['att2']" in line, err
+    assert line.endswith("a CSV/TSV file without one is read so with --no-header"), err
+    rc, out, err = cli("predict", tmp_path / "m.tnb", path, "--no-header")
+    assert rc == 0 and len(out.splitlines()) == 4, err
+
+
 def test_no_header_on_the_mixed_table_path(tmp_path):
     """A mixed table (a text column beside others) without a header row: ``--no-header``
     with ``--text-column 2`` (its number), as on the plain path; without it, the warning."""

@@ -350,7 +350,7 @@ def test_a_column_of_numbers_but_for_a_few_NA_cells_is_said_to_be_read_as_nomina
     its numbers unordered values (the format's missing values are ``?`` and empty cells, as
     Weka's): kept, but said in one warning naming the file, the first such line and the
     texts (before: silently, a Gaussian attribute became 35 nominal values). Columns of
-    words, a column of few numbers, forced types and ``?`` cells say nothing."""
+    words or codes, forced types and ``?`` cells say nothing."""
     import warnings
 
     rows = [f"{4 + i / 10},{'ab'[i % 2]},{i % 3},{'yn'[i % 2]}" for i in range(30)]
@@ -369,9 +369,26 @@ def test_a_column_of_numbers_but_for_a_few_NA_cells_is_said_to_be_read_as_nomina
         assert read_table(path, types={"x": "nominal"}).attributes[0].kind == "nominal"
         path.write_text("x,w,k,class\n" + "\n".join(rows).replace("NA,", "?,") + "\n")
         assert read_table(path).attributes[0].kind == "numeric"
-        few = tmp_path / "few.csv"  # 3 numbers and a word: a nominal column of codes
-        few.write_text("x,class\n1,a\n2,b\n3,a\nNA,b\n")
-        assert read_table(few).attributes[0].kind == "nominal"
+        codes = tmp_path / "codes.csv"  # codes of a letter and a digit, words with one number: nominal columns
+        codes.write_text("x,w,class\na1,low,a\nb2,high,b\na1,7,a\nc3,low,b\n")
+        assert [a.kind for a in read_table(codes).attributes] == ["nominal", "nominal"]
+
+
+def test_the_NA_warning_has_no_size_or_share_limit(tmp_path):
+    """The warning is said whenever most known cells are numbers (more than half, two at
+    least), as README says it: a table of 12 rows with 2 ``NA`` cells (a sixth) said nothing
+    (before: at least ten numbers and at most a tenth of the known cells), nor did 3 numbers
+    beside one ``NA``."""
+    cells = ["1", "2", "NA", "4", "5", "6", "7", "8", "9", "10", "11", "NA"]
+    path = _file(tmp_path, "na.csv", "n,class\n" + "".join(f"{c},{'xy'[i % 2]}\n" for i, c in enumerate(cells)))
+    with pytest.warns(DataWarning) as caught:
+        assert read_table(path).attributes[0].kind == "nominal"
+    assert [str(w.message) for w in caught] == [
+        f"{path}:4: column 'n' is read as nominal, its numbers as unordered values, because 2 of its 12 known "
+        "cells are not numbers ('NA'); if they mean missing, write ? or leave them empty"]
+    few = _file(tmp_path, "few.csv", "x,class\n1,a\n2,b\n3,a\nNA,b\n")
+    with pytest.warns(DataWarning, match=r"1 of its 4 known cells is not a number \('NA'\)"):
+        read_table(few)
 
 
 @pytest.mark.parametrize("name", ["w.csv", "w.txt"])
@@ -388,3 +405,25 @@ def test_a_table_of_semicolons_or_bars_is_the_comma_table(tmp_path, name, delimi
     np.testing.assert_array_equal(other.X, comma.X)
     assert list(other.y) == list(comma.y)
 
+
+
+def test_numbers_with_a_decimal_comma_in_a_semicolon_table_are_numeric(tmp_path):
+    """A file of semicolons is what spreadsheets write where the decimal mark is a comma: a
+    column of ``1,5`` cells (integers and missing cells among them) is numeric, the comma read
+    as the point, in a training file and in a query file read against its model alike (before:
+    nominal, each number a value of its own; a query file's cells refused as not numbers). A
+    column that mixes ``1.5`` and ``1,5``, and a quoted ``"1,5"`` in a file of commas, stay
+    as they were: nominal."""
+    rows = [("1,5", "a"), ("1,7", "a"), ("-1,2e1", "a"), ("?", "b"), ("3", "b"), ("2,9", "b")]
+    semi = read_table(_file(tmp_path, "semi.csv", "weight;class\n" + "".join(f"{w};{c}\n" for w, c in rows)))
+    dots = read_table(_file(tmp_path, "dots.csv", "weight,class\n" + "".join(
+        f"{w.replace(',', '.')},{c}\n" for w, c in rows)))
+    assert semi.attributes[0].kind == "numeric" == dots.attributes[0].kind
+    np.testing.assert_array_equal(semi.X, dots.X)
+    assert semi.X[:3, 0].tolist() == [1.5, 1.7, -12.0]
+    query = read_table(_file(tmp_path, "q.csv", "weight;class\n2,25;?\n4;?\n"), like=semi.attributes)
+    assert query.X[:, 0].tolist() == [2.25, 4.0]
+    mixed = read_table(_file(tmp_path, "mixed.csv", "weight;class\n1,5;a\n1.7;a\n2,5;b\n3,1;b\n"))
+    assert mixed.attributes[0].kind == "nominal"
+    quoted = read_table(_file(tmp_path, "quoted.csv", 'weight,class\n"1,5",a\n"1,7",a\n"2,5",b\n"3,1",b\n'))
+    assert quoted.attributes[0].kind == "nominal" and quoted.attributes[0].values == ["1,5", "1,7", "2,5", "3,1"]

@@ -564,6 +564,9 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
         cv = int(cv)
         if largest < cv:
             where = f"{source}: " if source else ""  # (the file the objects come from, when given)
+            if largest < 2:  # (no number of folds works: the default's, or a smaller --cv, is 2 at least)
+                raise InputError(f"{where}every class has one object, so cross-validation cannot run; evaluate on a "
+                                 "test file with --test FILE")
             raise InputError(f"{where}no class has {cv} objects, so there cannot be {cv} folds; use a smaller --cv")
     whole_classes = []
     if groups is not None and given is None:

@@ -7,7 +7,9 @@ of a CSV are (:func:`textnb.core.attributes.found_values`: one order whatever th
 rows, the order of an ARFF header declaring the same values sorted; Weka's CSV loader keeps the
 order of first appearance). An empty cell or ``?`` is missing. ``types={name: "nominal" |
 "numeric"}`` overrides the inference; a cell that is not a number in a column forced
-numeric is an :class:`~textnb.core.errors.InputError` naming the file, row and column.
+numeric is an :class:`~textnb.core.errors.InputError` naming the file, row and column. In a
+file of semicolons, a column of numbers written with a decimal comma (``1,5``) is numeric, the
+comma read as the point (:func:`decimal_comma_numbers`).
 ``nominal=`` names columns by name, 1-based number or range (``"2-4"``, ``"first"``,
 ``"last"``; Weka's CSVLoader ``-N``) to read as nominal: number codes (``1``, ``2``, ``3``)
 become categories, their cells kept as written.
@@ -33,6 +35,7 @@ document per cell (``X`` is then of dtype object, the text cells ``str``, an emp
 import csv
 import io
 import math
+import re
 import warnings
 
 import numpy as np
@@ -53,7 +56,8 @@ from textnb.io.uncertain import (
     parse_uncertain_column,
 )
 
-__all__ = ["read_csv", "read_header", "column_refs", "looks_like_data", "positional_names", "MISSING", "NO_HEADER_HINT"]
+__all__ = ["read_csv", "read_header", "column_refs", "looks_like_data", "positional_names", "decimal_comma_numbers",
+           "MISSING", "NO_HEADER_HINT"]
 
 #: Cell texts read as a missing value.
 MISSING = frozenset({"", "?"})
@@ -65,11 +69,13 @@ def _warn_if_numbers_but_a_few(path, name, col, looks, linenos):
     """A :class:`~textnb.core.errors.DataWarning` when a column read as nominal is numbers but
     for a few cells of one to three texts (``NA``, ``-``, ``n/a``: a missing value written
     as pandas or R write it, which this format does not read as missing): its numbers then
-    become unordered values, silently. At most a tenth of the known cells, at least ten
-    numbers."""
+    become unordered values, silently. Whenever most known cells are numbers (more than half,
+    and at least two), whatever the size of the table: a column of codes (``a1``, ``b2``) or of
+    words with one number says nothing."""
     known = [c for c in col if c not in MISSING]
     odd = [c for c, ok in zip(known, looks) if not ok]
-    if not odd or len(known) - len(odd) < 10 or len(odd) * 10 > len(known) or len(set(odd)) > 3:
+    numbers = len(known) - len(odd)
+    if not odd or numbers < 2 or numbers * 2 <= len(known) or len(set(odd)) > 3:
         return
     first = next(i for i, c in enumerate(col) if c == odd[0])
     texts = ", ".join(repr(t) for t in dict.fromkeys(odd))
@@ -77,6 +83,28 @@ def _warn_if_numbers_but_a_few(path, name, col, looks, linenos):
                   f"values, because {len(odd)} of its {len(known)} known cells "
                   f"{'is not a number' if len(odd) == 1 else 'are not numbers'} ({texts}); "
                   "if they mean missing, write ? or leave them empty", DataWarning, stacklevel=4)
+
+
+#: a number written with a decimal comma (``1,5``, ``-0,25e3``), or an integer (``3``, ``2e3``)
+_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]+(?:,[0-9]+)?(?:[eE][+-]?[0-9]+)?", re.ASCII)
+
+
+def decimal_comma_numbers(cells, delimiter):
+    """The numbers of a column of cells written with a decimal comma, else None: the one rule
+    of every table read from a CSV file (training and query files alike, inferred or forced
+    numeric). In a file whose ``delimiter`` is ``;`` (as spreadsheets write CSV where the
+    decimal mark is a comma), a column whose every known cell (``cells``, stripped; not
+    :data:`MISSING`) is a number with an optional sign, digits, one comma, digits and an
+    optional exponent, or an integer, and at least one has a comma, is numbers, the comma read
+    as the decimal point: a float per cell (None where missing; ``inf`` when it overflows).
+    In a file of any other delimiter, or a column of other cells (``1.5`` beside ``1,5``), None:
+    its cells are read as :func:`textnb.io.numbers.parse_number` reads them."""
+    if delimiter != ";":
+        return None
+    known = [c for c in cells if c not in MISSING]
+    if not any("," in c for c in known) or not all(_DECIMAL_COMMA.fullmatch(c) for c in known):
+        return None
+    return [None if c in MISSING else float(c.replace(",", ".")) for c in cells]
 
 
 def _float(s):
@@ -388,10 +416,12 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
             raise RowError(path, linenos[i], f"column {name!r} is declared {kind}, but cell {col[i]!r} is an uncertain "
                                              f"value", i + 1)
         blocks.append(X[:, j:j + 1])
-        nums = [None if c in MISSING else _float(c) for c in col]
+        commas = decimal_comma_numbers(col, delimiter) if kind in (None, "numeric") else None
+        nums = ([None if c in MISSING else _float(c) for c in col] if commas is None else
+                [x if x is not None and math.isfinite(x) else None for x in commas])
         if kind is None:
             # "inf" / "nan" among numbers make a numeric column with a bad cell, not a nominal one
-            looks = [x is not None or is_number(c) for x, c in zip(nums, col) if c not in MISSING]
+            looks = [x is not None or commas is not None or is_number(c) for x, c in zip(nums, col) if c not in MISSING]
             kind = "numeric" if all(looks) and any(x is not None for x in nums) else "nominal"
             if kind == "nominal":
                 _warn_if_numbers_but_a_few(path, name, col, looks, linenos)
@@ -400,7 +430,7 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
                 if c in MISSING:
                     continue
                 if x is None:
-                    problem = "is not finite" if is_number(c) else "is not a number"
+                    problem = "is not finite" if commas is not None or is_number(c) else "is not a number"
                     raise RowError(path, linenos[i], f"value {c!r} in numeric column {name!r} {problem}", i + 1)
                 X[i, j] = x
             attributes.append(Attribute(name, "numeric", []))

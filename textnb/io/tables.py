@@ -29,6 +29,7 @@ against a model's attributes), :func:`table_from_frame` (pandas).
 
 import math
 import os
+import re
 import warnings
 import numpy as np
 
@@ -417,7 +418,8 @@ def _encode_table(table, attributes, where):
     names = [a.name for a in table.attributes]
     missing = [a.name for a in attributes if a.name not in names]
     if missing:
-        positional = all(a.name == f"att{k + 1}" for k, a in enumerate(attributes))
+        # (the names of a file without a header row, some left out: --ignore att1)
+        positional = all(re.fullmatch(r"att[0-9]+", a.name) for a in attributes)
         hint = ("; the model was trained on a file without a header row (its attributes att1, att2, ...): a CSV/TSV "
                 "file without one is read so with header=False / --no-header") if positional and not any(
                     n.startswith("att") for n in names) else ""
