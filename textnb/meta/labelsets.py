@@ -384,14 +384,26 @@ def _constant(Y):
 
 
 @contextmanager
-def naming_the_label(names, j=None):
+def naming_the_label(names, j=None, Y=None):
     """A calibration inside a multi-label model that lacks documents
     (:class:`~textnb.core.errors.TooFewObjects`) said of the label: the copy model's classes
     are the label columns (``names`` gives their labels); label ``j``'s one-vs-rest model
-    has the classes 0 (without it) and 1 (with it)."""
+    has the classes 0 (without it) and 1 (with it). ``Y``: the label indicator of the
+    documents the model is fitted on, whose numbers the message gives: they may be a fold's
+    training part (the out-of-fold models behind the thresholds, ``evaluate --cv``), where a
+    label of two documents can have one (found by a user trial: "is on one document only"
+    said of a label on two)."""
     try:
         yield
     except TooFewObjects as exc:
+        if exc.need is None and Y is not None:
+            col = j if j is not None else int(exc.label)
+            n, k = int(Y.shape[0]), int(np.asarray(Y[:, col]).sum())
+            raise TooFewObjects(f"label {str(names[col])!r} is on {k} of the {n} documents a model is fitted on "
+                                "(the training documents, or the training part of a cross-validation fold): a "
+                                "calibration (--calibrate) needs out-of-fold scores of two documents at least with and "
+                                "without each label there; give the label more documents, or drop --calibrate",
+                                label=names[col]) from None
         if exc.need is not None:  # every class of the model has one document (APNBC's folds)
             message = (f"every label is on one document only: {exc.need} needs a label on two documents at least"
                        if j is None else f"label {str(names[j])!r} is on one of two documents: {exc.need} needs "

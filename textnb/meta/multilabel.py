@@ -464,7 +464,7 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
             # its own folds (a SmoothingCV's, a calibration's, a DiscriminativeNB's, behind Pipeline
             # steps too) keep a document's copies together
             kw.update(groups_kwargs(base, rows))
-            with naming_the_label(self.classes_):
+            with naming_the_label(self.classes_, Y=Y):
                 return clone(base).fit(X[rows], codes, **kw), constant
         models = [None] * m
         if _sums_fit(base) and live.size:
@@ -489,7 +489,7 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
         models = [None] * Y.shape[1]
         for j in np.flatnonzero(constant == -1):
             kw = {} if fold_counts is None or not takes_fold_counts(bases[j]) else {"fold_counts": fold_counts}
-            with naming_the_label(self.classes_, j):
+            with naming_the_label(self.classes_, j, Y):
                 models[j] = clone(bases[j]).fit(X, Y[:, j], **kw)
         return models, constant
 

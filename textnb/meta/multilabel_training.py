@@ -281,7 +281,7 @@ def _fit_scores(model, steps, method, X, Y, names, fold_counts=None, each=None):
             return None, None
         rows, codes = copies(Y, live)
         classes, y_index = np.unique(codes, return_inverse=True)
-        with naming_the_label(names):
+        with naming_the_label(names, Y=Y):
             # (groups: the folds of a SmoothingCV, a calibration or an APNBC keep a document's copies together)
             return fit_model(model, steps, classes, X[rows], y_index,
                              fold_counts=None if fold_counts is None else RowFoldCounts(fold_counts, rows),
@@ -308,7 +308,7 @@ def _fit_scores(model, steps, method, X, Y, names, fold_counts=None, each=None):
             nodes[j] = ModelNode(kind, saved, state)
         return nodes, ModelNode(kind, saved, {})
     for j in live:
-        with naming_the_label(names, j):
+        with naming_the_label(names, j, Y):
             nodes[j], template = fit_model(model, steps, np.array([0, 1]), X, Y[:, j], fold_counts=fold_counts)
     return nodes, template
 
@@ -321,7 +321,7 @@ def _fit_each(each, X, Y, names, fold_counts=None):
     for j in np.flatnonzero(label_support(Y)[1] == -1):
         model, steps = each[j]
         given = fold_counts if fold_counts is not None and takes_fold_counts_spec(model) else None
-        with naming_the_label(names, j):
+        with naming_the_label(names, j, Y):
             nodes[j], _ = fit_model(model, steps, np.array([0, 1]), X, Y[:, j], fold_counts=given)
     return nodes
 
