@@ -235,3 +235,20 @@ def test_inspect_writes_the_model_as_scikit_learn_writes_an_estimator(tmp_path):
         assert "{" not in first and "alpha=" in first
         code, out, _ = cli("inspect", tmp_path / "m.tnb", "--json")
         assert code == 0 and isinstance(json.loads(out)["params"], dict)  # (--json unchanged)
+
+
+def test_a_path_that_goes_on_past_a_file_is_not_called_missing(tmp_path, sms_tsv):
+    """Found by a user trial: ``textnb inspect a.tnb/`` (and merge, predict, train,
+    spamfilter -m) said 'no such model file' of a file that is there; the system's reason
+    is 'Not a directory'."""
+    from textnb.core.errors import missing_reason
+
+    rc, _, err = cli("train", sms_tsv, "--model", "multinomial", "-o", tmp_path / "a.tnb")
+    assert rc == 0, err
+    for command in (["inspect", f"{tmp_path / 'a.tnb'}/"], ["predict", f"{tmp_path / 'a.tnb'}/", sms_tsv],
+                    ["merge", f"{tmp_path / 'a.tnb'}/", tmp_path / "a.tnb", "-o", tmp_path / "m.tnb"],
+                    ["train", f"{sms_tsv}/", "-o", tmp_path / "b.tnb"]):
+        rc, _, err = cli(*command)
+        assert rc == 1 and "Not a directory" in err and "no such" not in err, (command, err)
+    assert missing_reason(str(tmp_path / "a.tnb" / "x"), "file").startswith("cannot read file (Not a directory")
+    assert missing_reason(str(tmp_path / "nothing"), "file") == "no such file"

@@ -295,6 +295,11 @@ def missing_reason(path, what):
             if exc.errno == errno.ELOOP:
                 return f"cannot read {what} (a symbolic link that loops: {exc.strerror})"
         return f"no such {what} (a symbolic link to {os.readlink(path)!r}, which does not exist)"
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ENOTDIR:  # (found by a user trial: 'a.tnb/' said to be missing where a.tnb is)
+            return f"cannot read {what} (Not a directory: the path goes on past a file, or ends in /)"
     return f"no such {what}"
 
 
