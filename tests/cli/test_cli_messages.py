@@ -252,3 +252,13 @@ def test_a_path_that_goes_on_past_a_file_is_not_called_missing(tmp_path, sms_tsv
         assert rc == 1 and "Not a directory" in err and "no such" not in err, (command, err)
     assert missing_reason(str(tmp_path / "a.tnb" / "x"), "file").startswith("cannot read file (Not a directory")
     assert missing_reason(str(tmp_path / "nothing"), "file") == "no such file"
+
+
+def test_a_model_parameter_refused_is_named_by_its_option(tmp_path):
+    """Found by a user trial: ``train --model tan --alpha 0`` said ``alpha must be a finite
+    number in (0, 1e+12]; got 0.0``, the library's parameter, not the option given."""
+    table = tmp_path / "t.csv"
+    table.write_text("a,b,class\n1,x,p\n2,y,q\n1,y,p\n3,x,q\n")
+    rc, _, err = cli("train", table, "--model", "tan", "--alpha", "0", "-o", tmp_path / "m.tnb")
+    assert rc == 1 and one_error_line(err) and "error: --alpha must be a finite number in (0, " in err, err
+    assert not (tmp_path / "m.tnb").exists()

@@ -141,6 +141,21 @@ def _model_use(exc):
             f"for a text model on a fastText file, textnb test {exc.path} FILE)")
 
 
+def _option_words(exc):
+    """The message of ``exc``; a model parameter's value refused (a ParameterError that begins
+    with the parameter's name) named by the option that sets it: ``--alpha must be a finite
+    number in (0, 1e+12]; got 0.0`` (found by a user trial: ``train --model tan --alpha 0`` said
+    ``alpha must be ...``, no option named)."""
+    from textnb.core.errors import ParameterError
+    from textnb.meta.registry import PARAMETER_FLAGS, SWITCHES
+
+    text, name = str(exc), getattr(exc, "parameter", None)
+    flag = PARAMETER_FLAGS.get(name) if isinstance(exc, ParameterError) and name else None
+    if flag is None or flag in SWITCHES or not text.startswith(f"{name} must be "):
+        return text
+    return flag + text[len(name):]
+
+
 def main(argv=None, *, stdout=None, stderr=None):
     """Run the command line; returns the exit status.
 
@@ -197,7 +212,7 @@ def _main(argv, *, stdout, stderr):
                 out.flush()  # a write that fails now (EIO, ENOSPC) is an error, not a success
             return code
     except TextnbError as exc:
-        print(f"textnb: error: {flag_words(str(exc))}{_model_use(exc)}", file=err)
+        print(f"textnb: error: {flag_words(_option_words(exc))}{_model_use(exc)}", file=err)
         return 1
     except BrokenPipeError:
         # the reader went away (e.g. `| head`): stop quietly, like other Unix tools

@@ -109,7 +109,12 @@ def refuse_single_string(documents):
 
 class ParameterError(TextnbError, ValueError):
     """A parameter value a model, tokenizer or option cannot take (a ValueError, as
-    scikit-learn's parameter errors are)."""
+    scikit-learn's parameter errors are). ``parameter``: the parameter's name, when the
+    message begins with it (the command line then says the option that sets it)."""
+
+    def __init__(self, *args, parameter=None):
+        super().__init__(*args)
+        self.parameter = parameter
 
 
 class SettingsDiffer(ParameterError):

@@ -792,7 +792,7 @@ def check_param_values(schema, params):
         try:
             spec.check(ctx.params[name], ctx)
         except _Bad:
-            raise ParameterError(f"{name} must be {wanted}; got {_show(ctx.params[name])}") from None
+            raise ParameterError(f"{name} must be {wanted}; got {_show(ctx.params[name])}", parameter=name) from None
 
 
 def same_setting(a, b):
