@@ -43,8 +43,12 @@ from textnb.io.fasttext import WORD_SEPARATORS
 
 __all__ = ["FastTextModel", "NoWordVectors", "load_model", "tokenize", "train_supervised"]
 
+#: fastText's loss names (its ``loss_name`` enum: any other is its ``ValueError("Unrecognized loss
+#: name")``). ``"ova"`` :func:`train_supervised` maps to one model per label; the others choose how
+#: fastText trains its embeddings' output layer, which a naive Bayes model has none of.
+LOSSES = ("ns", "hs", "softmax", "ova")
 #: fastText's training parameters that configure its embeddings and SGD: naive Bayes has none
-#: (``loss``: all but ``"ova"``, which :func:`train_supervised` maps to one model per label).
+#: (``loss``: all but ``"ova"``; the warning says so of it in its own words).
 _NO_MEANING = ("lr", "dim", "ws", "epoch", "neg", "loss", "bucket", "lrUpdateRate", "t", "verbose",
                "pretrainedVectors", "seed", "autotuneValidationFile", "autotuneMetric", "autotunePredictions",
                "autotuneDuration", "autotuneModelSize")
@@ -79,8 +83,18 @@ def train_supervised(input, *, label="__label__", wordNgrams=None, thread=None, 
         fastText's other parameter names (see the module docstring). ``loss="ova"`` (fastText's
         one-vs-all loss: a probability of its own per label) trains one binary model per label,
         :class:`~textnb.meta.multilabel.MultiLabelNB` ``(method="ovr")`` (``textnb train
-        --method ovr``); the others are accepted and named in one warning; any other name is a
-        TypeError, as in fastText.
+        --method ovr``); ``"ns"``, ``"hs"`` and ``"softmax"`` choose how fastText trains its
+        embeddings, which naive Bayes has none of: they change nothing, and the warning says so;
+        any other loss is a ValueError, as in fastText. The other parameters are accepted and
+        named in one warning; any other name is a TypeError, as in fastText.
+
+    Raises
+    ------
+    ValueError
+        ``loss`` is not one of fastText's ``"ns"``, ``"hs"``, ``"softmax"``, ``"ova"``, or
+        ``wordNgrams`` is not an integer >= 1.
+    TypeError
+        A parameter name that fastText's ``train_supervised`` does not have.
 
     Returns
     -------
@@ -91,8 +105,12 @@ def train_supervised(input, *, label="__label__", wordNgrams=None, thread=None, 
     unknown = sorted(set(fasttext_params) - set(_NO_MEANING) - set(_NO_COUNTERPART))
     if unknown:
         raise TypeError(f"train_supervised() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}")
-    ova = fasttext_params.get("loss") == "ova"
-    _warn_ignored([name for name in fasttext_params if not (name == "loss" and ova)])
+    loss = fasttext_params.get("loss", "softmax")
+    if not (isinstance(loss, str) and loss in LOSSES):  # (fastText: ValueError("Unrecognized loss name"))
+        raise ValueError(f"loss must be one of {', '.join(map(repr, LOSSES))} (fastText's loss names); "
+                         f"got {loss!r}")
+    ova = loss == "ova"
+    _warn_ignored([name for name in fasttext_params if not (name == "loss" and ova)], loss=loss)
     if wordNgrams is not None and (isinstance(wordNgrams, bool) or not isinstance(wordNgrams, (int, np.integer))
                                    or wordNgrams < 1):
         raise ValueError(f"wordNgrams must be an integer >= 1; got {wordNgrams!r}")
@@ -125,12 +143,16 @@ def train_supervised(input, *, label="__label__", wordNgrams=None, thread=None, 
     return FastTextModel(store_label_prefix(model, label), label_prefix=label)
 
 
-def _warn_ignored(names):
-    """One UserWarning naming fastText's parameters ``names`` that textnb ignores, and why."""
+def _warn_ignored(names, loss=None):
+    """One UserWarning naming fastText's parameters ``names`` that textnb ignores, and why
+    (``loss``: the value of ``loss`` when it is among them, ``"ns"``, ``"hs"`` or ``"softmax"``)."""
     if not names:
         return
-    sgd = sorted(n for n in names if n in _NO_MEANING)
+    sgd = sorted(n for n in names if n in _NO_MEANING and n != "loss")
     reasons = [f"{', '.join(sgd)} set fastText's embeddings and SGD; a naive Bayes model has none"] if sgd else []
+    if "loss" in names:
+        reasons.append(f"loss={loss!r} chooses how fastText trains its embeddings (ns, hs, softmax), which a naive "
+                       "Bayes model has none of (loss='ova' trains one model per label)")
     reasons += list(dict.fromkeys(_NO_COUNTERPART[n] for n in sorted(names) if n in _NO_COUNTERPART))
     warnings.warn(f"textnb.fasttext: {'; '.join(reasons)}; so {'it is' if len(names) == 1 else 'they are'} "
                   "ignored", UserWarning, stacklevel=3)

@@ -164,6 +164,22 @@ def test_non_linear_model_is_refused(sms):
         explain(clf, SPAM)
 
 
+@pytest.mark.parametrize("name", ["TabularNB", "TAN", "AODE", "MultinomialNB"])
+def test_a_model_without_documents_is_refused_in_one_typeerror(name):
+    """``explain(TabularNB().fit(...), row)`` raised AttributeError ('TabularNB' object has no
+    attribute 'transform'); a model explain cannot read documents through (a table model, a bare
+    count model) is a TypeError naming it and what explains it (explain_rows, which does)."""
+    import textnb
+    from textnb.evaluation.explain import explain_rows
+
+    X, y = np.array([[0, 1], [1, 0], [0, 0], [1, 1]] * 3), ["x", "y", "x", "y"] * 3
+    model = getattr(textnb, name)().fit(X, y)
+    with pytest.raises(TypeError, match=f"cannot explain a {name}: explain needs a text classifier.*explain_rows"):
+        explain(model, X[0])
+    if name != "MultinomialNB":  # (a table model: what the message points to explains it)
+        assert explain_rows(model, X[:1])[0]["predicted"] == model.predict(X[:1])[0]
+
+
 def test_the_top_terms_are_the_start_of_a_longer_list_whatever_the_ties():
     """``inspect --top N`` kept an arbitrary one of the terms tied with the N-th score (numpy's
     partition), then sorted by name: ``--top 5`` listed ``blunkett`` where ``--top 6`` listed

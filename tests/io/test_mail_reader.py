@@ -664,3 +664,13 @@ def test_a_stray_cr_in_a_line_of_lf_or_crlf_mail_is_no_line_end(eol):
     assert (stray[:end].endswith(b"To: z@w.example" + eol), found_eol, separated) == (True, eol, True)
     old_mac = b"From: x@y.example\rSubject: cheap pills\r\rbody words\r"
     assert {"subject:cheap", "subject:pills", "body", "words"} <= set(message_tokens(old_mac))
+
+
+def test_the_lazy_patterns_answer_hasattr_for_a_name_they_do_not_have():
+    # the compiled-on-first-use patterns (mt._P, and the module's _URL & co.) are attributes:
+    # a name they lack is an AttributeError (hasattr, copy and doctest ask for __wrapped__ & co.)
+    assert not hasattr(mt._P, "__wrapped__")
+    assert not hasattr(mt, "_NO_SUCH_PATTERN")
+    assert mt._P.URL is mt._P.URL
+    with pytest.raises(AttributeError, match="NO_SUCH"):
+        mt._P.NO_SUCH

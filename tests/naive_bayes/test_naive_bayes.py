@@ -139,6 +139,65 @@ def test_sample_weight_equals_repetition(Estimator):
     assert_allclose(weighted.predict_log_proba(X), repeated.predict_log_proba(X))
 
 
+@pytest.mark.parametrize("Estimator", [MultinomialNB, BernoulliNB, ComplementNB])
+@pytest.mark.parametrize("weight", [2.0, 3, 0.25, np.float32(1.5)])
+def test_a_number_as_sample_weight_weighs_every_sample_as_in_scikit_learn(Estimator, weight):
+    """``fit(X, y, sample_weight=2.0)`` was refused ('sample_weight has shape (); expected (4,)');
+    scikit-learn's ``_check_sample_weight`` takes a number as every sample's weight: the fitted
+    model is scikit-learn's with the same number, and textnb's with that weight for each sample."""
+    X = np.array([[1, 2, 0], [0, 1, 3], [2, 0, 1], [0, 0, 4]])
+    y = np.array(["a", "b", "a", "b"])
+    ours = Estimator().fit(X, y, sample_weight=weight)
+    theirs = getattr(skl, Estimator.__name__)().fit(X, y, sample_weight=weight)
+    for name in ("class_count_", "feature_count_", "feature_log_prob_", "class_log_prior_"):
+        assert_allclose(getattr(ours, name), getattr(theirs, name), rtol=1e-12, err_msg=name)
+    assert_allclose(ours.predict_log_proba(X), theirs.predict_log_proba(X), rtol=1e-12)
+    each = Estimator().fit(X, y, sample_weight=np.full(len(y), float(weight)))
+    assert_allclose(ours.feature_log_prob_, each.feature_log_prob_, rtol=0)
+
+
+@pytest.mark.parametrize("weight, message", [(-1.0, "finite and >= 0"), (float("nan"), "finite and >= 0"),
+                                             (float("inf"), "finite and >= 0"), (0, "zero for every object"),
+                                             (1e300, "sums to 4e\\+300"), ("2", "shape \\(\\); expected \\(4,\\)")])
+def test_a_number_as_sample_weight_is_checked_as_an_array_is(weight, message):
+    X, y = np.array([[1, 2], [0, 1], [2, 0], [0, 3]]), np.array(["a", "b", "a", "b"])
+    with pytest.raises(ValueError, match=message):
+        MultinomialNB().fit(X, y, sample_weight=weight)
+
+
+def _every_weighted_export():
+    """Every exported estimator whose ``fit`` takes ``sample_weight``: the ones that use
+    :func:`textnb.naive_bayes.scoring.check_sample_weight`, or pass it to a model that does."""
+    import inspect
+
+    import textnb
+    from sklearn.base import BaseEstimator
+
+    return [name for name in textnb.__all__ if isinstance(getattr(textnb, name), type)
+            and issubclass(getattr(textnb, name), BaseEstimator)
+            and "sample_weight" in inspect.signature(getattr(textnb, name).fit).parameters]
+
+
+@pytest.mark.parametrize("name", _every_weighted_export())
+def test_every_estimator_takes_a_number_as_sample_weight(name):
+    """Each estimator fitted with one number as ``sample_weight`` is the one fitted with that
+    number for every sample (CalibratedNB checked the shape itself and still refused it)."""
+    import textnb
+
+    rng = np.random.RandomState(0)
+    X = ["cheap pills now", "meeting at noon", "cheap lunch"] * 10 if name == "TextClassifier" else rng.randint(0, 4, (30, 5)) * 1.0
+    y = np.array(["a", "b", "c"] * 10)
+    weight = 2.0 if name == "APNBC" else 2.5  # (APNBC's weight search counts objects: whole numbers)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (a discretizer's or a small table's warnings: the same for both)
+        fitted = [getattr(textnb, name)().fit(X, y, sample_weight=w) for w in (weight, np.full(30, weight))]
+    if hasattr(fitted[0], "predict_proba"):
+        outputs = [model.predict_proba(X[:6]) for model in fitted]
+    else:
+        outputs = [model.transform(X[:6]) for model in fitted]
+    assert_allclose(outputs[0], outputs[1], rtol=0)
+
+
 def test_bernoulli_never_densifies_and_uses_count_complements():
     X = sp.random(200, 5000, density=0.01, format="csr", random_state=0)
     X.data[:] = 1

@@ -3,6 +3,7 @@ save_model / load_model) over the text models, checked against the command line'
 ``textnb test`` and ``predict --lines --top`` on the same files."""
 
 import json
+import re
 import warnings
 
 import numpy as np
@@ -331,8 +332,41 @@ def test_loss_ova_trains_one_model_per_label_as_textnb_train_method_ovr(files, t
     single = train_supervised(input=str(files / "train.txt"), loss="ova")
     assert single.estimator.model_.method == "ovr"
     assert not np.isclose(single.predict("see you at noon", k=-1)[1].sum(), 1.0)
-    with pytest.warns(UserWarning, match="loss set fastText's embeddings and SGD"):
+    with pytest.warns(UserWarning, match="loss='hs' chooses how fastText trains its embeddings"):
         train_supervised(input=str(files / "train.txt"), loss="hs")
+
+
+@pytest.mark.parametrize("loss", ["ovr", "OVA", "", None, 1])
+def test_a_loss_fasttext_does_not_have_is_refused_naming_its_four(files, loss):
+    """``loss="ovr"`` (a typo for ``"ova"``) trained the plain model with a warning that loss is
+    ignored; fastText accepts only ns, hs, softmax and ova (``ValueError("Unrecognized loss
+    name")``): so does textnb, naming the value and the four, before reading the file."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # refused, not warned about
+        with pytest.raises(ValueError, match=r"loss must be one of 'ns', 'hs', 'softmax', 'ova'.*got " +
+                           re.escape(repr(loss))):
+            train_supervised(input=str(files / "missing.txt"), loss=loss)
+
+
+@pytest.fixture(scope="module")
+def plain(files):
+    """The model of train.txt without ``loss``."""
+    return train_supervised(input=str(files / "train.txt"))
+
+
+@pytest.mark.parametrize("loss", ["ns", "hs", "softmax"])
+def test_an_embedding_loss_changes_nothing_and_the_warning_says_why(files, plain, loss):
+    """ns / hs / softmax choose how fastText trains its embeddings: the model is the one without
+    ``loss`` (the same predictions), and the one warning says that, not that every loss is ignored."""
+    with pytest.warns(UserWarning) as caught:
+        model = train_supervised(input=str(files / "train.txt"), loss=loss)
+    (message,) = [str(w.message) for w in caught]
+    assert f"loss={loss!r} chooses how fastText trains its embeddings" in message
+    assert "loss='ova' trains one model per label" in message and "loss set" not in message
+    texts = ["see you at noon", "WINNER claim your free prize now"]
+    (labels, probs), (plain_labels, plain_probs) = model.predict(texts, k=-1), plain.predict(texts, k=-1)
+    assert labels == plain_labels
+    np.testing.assert_array_equal(np.asarray(probs), np.asarray(plain_probs))
 
 
 def test_the_default_is_the_model_textnb_train_fits_and_word_ngrams_is_honoured(files, tmp_path):

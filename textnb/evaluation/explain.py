@@ -121,6 +121,12 @@ def explain(classifier, document, top=10, *, predicted=None):
         The class to explain (the label ``predict`` prints: a calibration may choose
         another than the model's largest score); None: the largest score's.
 
+    Raises
+    ------
+    TypeError
+        ``classifier`` is not a text classifier (a table model, a bare count model: see
+        :func:`explain_rows`), or its model is not a linear count model.
+
     Returns
     -------
     dict
@@ -138,6 +144,13 @@ def explain(classifier, document, top=10, *, predicted=None):
     from textnb.naive_bayes.discriminative import DiscriminativeNB
 
     check_is_fitted(classifier)
+    if not (callable(getattr(classifier, "transform", None)) and hasattr(classifier, "model_")
+            and hasattr(getattr(classifier, "vectorizer_", None), "vocabulary_")):
+        raise TypeError(
+            f"cannot explain a {type(classifier).__name__}: explain needs a text classifier (a fitted "
+            "TextClassifier: its vectorizer's terms and its count model); explain_rows explains any model's "
+            "rows (a table model's by explain_table or explain_by_leaving_out)"
+        )
     X = classifier.transform([document])
     steps, model = unwrap(classifier.model_)
     terms = np.array(list(classifier.vectorizer_.vocabulary_), dtype=object)

@@ -131,6 +131,8 @@ class _Patterns:
     def __getattr__(self, name):
         import re
 
+        if name not in _SOURCES:  # (hasattr, copy, doctest, ... ask for names such as __wrapped__)
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         value = re.compile(_SOURCES[name])
         setattr(self, name, value)
         return value

@@ -23,8 +23,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from textnb.core.folds import calibration_folds, take_rows
 from textnb.core.wrapping import groups_kwargs, takes_fold_counts, weight_kwargs
-from textnb.naive_bayes.base import (NestedParams, SaveMixin, WrapperTags, given_splits, log_odds, takes_documents,
-                                     with_choices, wrapped_documents, wrapped_input_tags)
+from textnb.naive_bayes.base import (NestedParams, SaveMixin, WrapperTags, check_sample_weight, given_splits, log_odds,
+                                     takes_documents, with_choices, wrapped_documents, wrapped_input_tags)
 from textnb.core.model_io import register
 from textnb.naive_bayes.kernels import all_or_nothing
 from textnb.core.stats import seen_columns
@@ -309,9 +309,7 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
         else:
             X, y = validate_data(self, X, y, accept_sparse="csr", reset=True, **_input_checks(self._base()))
         check_classification_targets(y)
-        sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        if sw is not None and sw.shape != (X.shape[0],):
-            raise ValueError(f"sample_weight has shape {sw.shape}; expected ({X.shape[0]},)")
+        sw = check_sample_weight(sample_weight, X.shape[0])  # (a number: every row's weight)
         splits = given_splits(self.cv, X, y)  # a bad cv: one line, before any model is fitted
         base = self._base()
         kw = {} if sw is None else weight_kwargs(base, sw)

@@ -254,7 +254,12 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
     >>> from textnb.meta.multilabel import MultiLabelNB
     >>> X = [[3, 0, 0], [0, 3, 0], [2, 2, 0], [0, 0, 3]] * 3
     >>> Y = [("grain",), ("wheat",), ("grain", "wheat"), ()] * 3
-    >>> MultiLabelNB(threshold=0.0, min_labels=0).fit(X, Y).predict([[2, 2, 0]]).tolist()
+
+    One binary model per label (``method="ovr"``) gives the two-label document both labels.
+    With ``method="copy"`` its two labels share one multi-class model's probability (here
+    0.37 each, a log-odds below the threshold 0): ``[[0, 0]]``.
+
+    >>> MultiLabelNB(method="ovr", threshold=0.0, min_labels=0).fit(X, Y).predict([[2, 2, 0]]).tolist()
     [[1, 1]]
     """
 

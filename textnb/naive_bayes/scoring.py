@@ -9,6 +9,8 @@ and score without scikit-learn (:mod:`textnb.naive_bayes.tabular_kernel`) use it
 so both paths give the same floats.
 """
 
+import numbers
+
 import numpy as np
 
 from textnb.core.logspace import log_odds, log_proba_from_jll, proba_from_jll
@@ -188,12 +190,15 @@ def check_sample_weight(sample_weight, n):
     """``sample_weight`` as a float64 array of shape (n,), finite, >= 0, not all zero and
     summing to at most :data:`~textnb.core.model_schema.MAX_COUNT` (2**53, the largest count
     a model file holds: above it the counts overflow or the model could not be saved) (None
-    stays None: every object weighs 1)."""
+    stays None: every object weighs 1). A number is every object's weight, as scikit-learn's
+    ``_check_sample_weight`` takes it, checked as an array is."""
     if sample_weight is None:
         return None
+    if isinstance(sample_weight, numbers.Real):
+        sample_weight = np.full(n, sample_weight, dtype=np.float64)
     w = np.asarray(sample_weight, dtype=np.float64)
     if w.shape != (n,):
-        raise ValueError(f"sample_weight has shape {w.shape}; expected ({n},)")
+        raise ValueError(f"sample_weight has shape {w.shape}; expected ({n},) or a number")
     if not np.all(np.isfinite(w)) or np.any(w < 0):
         raise ValueError("sample_weight must be finite and >= 0")
     if n and not np.any(w > 0):
