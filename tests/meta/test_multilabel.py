@@ -1009,3 +1009,23 @@ def test_labels_in_a_pandas_column_and_a_dataframe_are_read_by_fit_and_score_as_
         assert fitted.score(X, y) == pytest.approx(expected)
     with pytest.raises(ValueError, match="3 columns; the model has 2 labels"):
         fitted.score(X, np.hstack([Y, Y[:, :1]]))
+
+
+def test_copy_model_probabilities_leave_the_no_label_class_its_share():
+    """README: the copy model's label probabilities are shares of one distribution, summing
+    to 1, or to less when training had documents of no label (their reserved class takes the
+    rest; a user trial found the README saying "summing to 1" of such a model)."""
+    from textnb import TextClassifier
+    from textnb.meta.multilabel import MultiLabelNB
+
+    fruit, cars, none = "apple banana cherry fruit".split(), "engine motor wheel car".split(), "the of and qq".split()
+    texts, sets = [], []
+    for i in range(60):
+        words, labels = [(fruit, ("a",)), (cars, ("b",)), (none, ())][i % 3]
+        texts.append(" ".join(words[(i + j) % 4] for j in range(6)))
+        sets.append(labels)
+    clf = TextClassifier(model=MultiLabelNB()).fit(texts, sets)
+    p = clf.predict_proba(["the of and qq", "apple banana", "engine car"])
+    assert p.sum(axis=1)[0] < 0.01 and np.all(p.sum(axis=1) <= 1 + 1e-12)
+    full = TextClassifier(model=MultiLabelNB()).fit(texts[:40:3] + texts[1:40:3], sets[:40:3] + sets[1:40:3])
+    np.testing.assert_allclose(full.predict_proba(["apple banana", "engine car"]).sum(axis=1), 1.0)
