@@ -142,3 +142,64 @@ def test_merging_parts_that_the_rule_counted_differently_says_how_to_train_them(
         else:
             assert rc == 1 and len(err.strip().splitlines()) == 1 and not (tmp_path / "ab.tnb").exists()
             assert "short texts" in err and "give every part --ngram 1, or every part --ngram 2 --min-df 2" in err
+
+
+def test_a_text_is_measured_in_bytes_as_its_file_is(tmp_path):
+    """Found by a user trial: the rule's 500 bytes were a str's characters, so a corpus of
+    Cyrillic texts (about 320 characters, 590 UTF-8 bytes each) got its bigrams from a TSV
+    file, from ``evaluate`` and from the texts given to the library, and words alone from its
+    folder (whose files are sized by ``os.stat``)."""
+    rng = np.random.RandomState(0)
+    words = {"a": "кошка собака дом река город лес поле небо".split(),
+             "b": "деньги приз бесплатно звони купить скидка банк кредит".split()}
+    texts, labels = [], []
+    for i in range(1200):
+        label = "ab"[i % 2]
+        texts.append(" ".join(rng.choice(words[label], size=60)))
+        labels.append(label)
+        (tmp_path / "folder" / label).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "folder" / label / f"{i:05d}.txt").write_text(texts[-1], encoding="utf-8")
+    assert np.median([len(t) for t in texts]) < SHORT_TEXT_BYTES < np.median([len(t.encode()) for t in texts])
+    (tmp_path / "c.tsv").write_text("".join(f"{y}\t{t}\n" for y, t in zip(labels, texts)), encoding="utf-8")
+    paths = sorted((tmp_path / "folder").glob("*/*.txt"))
+    assert params(texts) == params(paths) == params([t.encode() for t in texts]) == {}
+    for corpus in ("c.tsv", "folder"):
+        rc, out, err = cli("train", tmp_path / corpus, "-o", tmp_path / f"{corpus}.tnb")
+        assert rc == 0 and "bigrams" not in out, (out, err)
+
+
+def test_a_streamed_corpus_file_is_sized_over_all_its_documents(tmp_path):
+    """Found by a user trial: a fastText file named on the command line (always streamed),
+    and a TSV file over the streaming bound, were decided on their first 1,000 documents,
+    the same bytes from standard input (kept as a list) on documents spread over all of them:
+    two models of one corpus. Here the first 1,000 lines are short, the 1,500 after them long."""
+    import textnb.io.corpus as corpus_module
+
+    rng = np.random.RandomState(0)
+    words = {"a": "apple banana cherry grape lemon mango".split(), "b": "money prize free win call offer".split()}
+    lines = []
+    for i in range(2500):
+        label = "ab"[i % 2]
+        lines.append((label, " ".join(rng.choice(words[label], size=15 if i < 1000 else 150))))
+    ft, tsv = tmp_path / "c.ft.txt", tmp_path / "c.tsv"
+    ft.write_text("".join(f"__label__{y} {t}\n" for y, t in lines))
+    tsv.write_text("".join(f"{y}\t{t}\n" for y, t in lines))
+    rc, out, err = cli("train", ft, "-o", tmp_path / "file.tnb")
+    assert rc == 0 and "bigrams" not in out, (out, err)
+    rc, out, err = cli("train", "-", "-o", tmp_path / "stdin.tnb", stdin=ft.read_bytes())
+    assert rc == 0, err
+    assert (tmp_path / "file.tnb").read_bytes() == (tmp_path / "stdin.tnb").read_bytes()
+    rc, _, err = cli("train", tsv, "-o", tmp_path / "kept.tnb")
+    assert rc == 0, err
+    old = corpus_module.STREAM_ROWS_BYTES
+    corpus_module.STREAM_ROWS_BYTES = 0  # (the file streamed, as one over 64 MiB is)
+    try:
+        rc, _, err = cli("train", tsv, "-o", tmp_path / "streamed.tnb")
+    finally:
+        corpus_module.STREAM_ROWS_BYTES = old
+    assert rc == 0, err
+    assert (tmp_path / "kept.tnb").read_bytes() == (tmp_path / "streamed.tnb").read_bytes()
+    import pandas as pd
+
+    series = pd.Series([t for _, t in lines], index=range(5000, 7500))
+    assert params(series) == params([t for _, t in lines]) == {}

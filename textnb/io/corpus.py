@@ -958,7 +958,39 @@ _STREAM_ROWS = 2000
 STREAM_ROWS_BYTES = 64 << 20
 
 
-class RowTexts:
+def text_bytes(doc, max_bytes=MAX_DOCUMENT_BYTES):
+    """The UTF-8 bytes of a document before it is read, at most ``max_bytes``: a str's
+    encoded length, bytes' length, a file's size (:func:`document_size`): what the default
+    pipeline's rule for short texts measures (:func:`textnb.text.training.default_vectorizer`),
+    the same number for a text and for its file (found by a user trial: a str's characters,
+    so a Cyrillic corpus got its bigrams from a TSV file and not from its folder)."""
+    if isinstance(doc, str):
+        return min(len(doc) if doc.isascii() else len(doc.encode("utf-8", "surrogatepass")), max_bytes)
+    return document_size(doc, max_bytes)
+
+
+class Rereadable:
+    """What a corpus read again from its file each time it is iterated (:class:`RowTexts`,
+    :class:`textnb.io.fasttext.LineTexts`) gives beside its documents."""
+
+    def sizes_at(self, positions, max_bytes=MAX_DOCUMENT_BYTES):
+        """The :func:`text_bytes` of the documents at ``positions`` (ascending), read again
+        from the file: the sizes :func:`textnb.text.training.default_vectorizer` looks at
+        spread over the whole corpus, as over a list (found by a user trial: a fastText
+        file named on the command line was decided on its first 1,000 lines, the same
+        bytes from standard input on all of them)."""
+        wanted, out = iter(positions), []
+        at = next(wanted, None)
+        for i, text in enumerate(self):
+            if at is None:
+                break
+            while at is not None and at == i:
+                out.append(text_bytes(text, max_bytes))
+                at = next(wanted, None)
+        return out
+
+
+class RowTexts(Rereadable):
     """The texts of a TSV/CSV corpus file, in row order, read from the file each time
     they are iterated (:func:`iter_rows`, its warnings said once, by the pass that read
     the labels): a corpus as large as the disk, in memory one list of rows at a time.

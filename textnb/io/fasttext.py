@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from textnb.core.errors import STDIN_NAME, InputError, NoLabelledLine, counted, empty_input
 from textnb.core.wrapping import keep_in_vectorizer, kept_in_vectorizer
-from textnb.io.corpus import (MAX_DOCUMENT_BYTES, Corpus, binary_refusal, check_unchanged, decode_bytes, is_binary,
+from textnb.io.corpus import (MAX_DOCUMENT_BYTES, Corpus, Rereadable, binary_refusal, check_unchanged, decode_bytes, is_binary,
                               spilled_pipe)
 from textnb.io.files import DEFAULT_LABEL_PREFIX, cut_text, file_identity, open_regular_binary, read_regular_file
 
@@ -401,7 +401,7 @@ def _line_labels(line, label_prefix):
     return tuple(labels)
 
 
-class LineTexts:
+class LineTexts(Rereadable):
     """The texts of a fastText file's labelled lines (its unlabelled ones too, without
     ``need_label``), in order, read from the file each time they are iterated
     (:func:`read_fasttext` with ``stream=True``): in memory one line at a time.

@@ -44,11 +44,11 @@ def _count_partition(pairs, classes, analyzer, max_bytes, rows=False):
 def _default_params(bag, max_bytes):
     """:func:`textnb.text.training.default_vectorizer`'s parameters for the bag's documents,
     as for an iterator: the sizes of its first documents, worked out where they live."""
-    from textnb.io.corpus import MAX_DOCUMENT_BYTES, document_size
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES, text_bytes
     from textnb.text.defaults import SHORT_TEXT_DOCUMENTS
 
     cap = MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes
-    sizes = bag.pluck(0).map(document_size, cap).take(SHORT_TEXT_DOCUMENTS, npartitions=-1, warn=False)
+    sizes = bag.pluck(0).map(text_bytes, cap).take(SHORT_TEXT_DOCUMENTS, npartitions=-1, warn=False)
     return short_text_params([sizes[i] for i in spread(len(sizes))], len(sizes))
 
 

@@ -712,20 +712,24 @@ def default_vectorizer(docs, max_bytes=None):
     """
     from textnb.text.defaults import SHORT_TEXT_DOCUMENTS
 
-    from textnb.io.corpus import document_size
+    from textnb.io.corpus import Rereadable, text_bytes
 
     if isinstance(docs, (str, bytes)) or (hasattr(docs, "__len__") and len(docs) < SHORT_TEXT_DOCUMENTS):
         return {}, docs  # (one document, refused by the caller; or too few: nothing looked at, nothing read)
+    cap = MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes
+    if isinstance(docs, Rereadable):  # a corpus file streamed: its documents spread over it, read once more
+        n = len(docs)
+        return short_text_params(docs.sizes_at(spread(n), cap), n), docs
     try:
         n = len(docs)
-        sample = [docs[i] for i in spread(n)]
-    except (TypeError, AttributeError, LookupError, ValueError):  # (an iterator; a mapping, a Series by labels)
+        at = getattr(docs, "iloc", docs)  # (a pandas Series by position, whatever its index)
+        sample = [at[i] for i in spread(n)]
+    except (TypeError, AttributeError, LookupError, ValueError):  # (an iterator; a mapping)
         docs = iter(docs)
         head = list(islice(docs, SHORT_TEXT_DOCUMENTS))
         n = len(head)
         sample, docs = [head[i] for i in spread(n)], chain(head, docs)
-    cap = MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes
-    return short_text_params([document_size(doc, cap) for doc in sample], n), docs
+    return short_text_params([text_bytes(doc, cap) for doc in sample], n), docs
 
 
 def spread(n):
