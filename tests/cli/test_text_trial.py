@@ -542,3 +542,37 @@ def test_test_and_topicfilter_name_a_spam_filter_model_as_predict_does(tmp_path)
     assert topic_main(["-m", str(model), "-o", str(tmp_path / "out"), "-n", str(tmp_path / "s.eml")],
                       stdout=stdout, stderr=stderr) == 1
     assert stdout.getvalue() == "" and stderr.getvalue().strip() == expected.replace("textnb: error:", "topicfilter:")
+
+
+def test_inspect_says_each_wrapper_and_step_with_its_own_settings_and_the_cut(tmp_path, sms_tsv):
+    """Found by a user trial: ``inspect`` gave a wrapped model's inner settings under the
+    wrapper's name (``Pipeline(alpha=1.0, binarize=0.0, ...)``, ``CalibratedNB(alpha=...)``,
+    ``APNBC(alpha=...)``) and never the wrapper's own (the criterion and k of ``--select``,
+    ``--weighting``, ``--significance``, ``--adjust-on``), nor ``--max-bytes``."""
+    rows = sms_tsv.read_text(encoding="utf-8").splitlines()[:600]
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    cases = {
+        "p": (["--model", "bernoulli", "--weighting", "--select", "ig:100"],
+              "model: SelectTerms(criterion='ig', k=100) then TermWeighting(", ") then BernoulliNB(alpha=1.0"),
+        "c": (["--model", "complement", "--calibrate", "sigmoid"],
+              "model: CalibratedNB(cv=5, method='sigmoid'", ") around ComplementNB(alpha=1.0"),
+        "j": (["--model", "multinomial", "--adjust", "--significance", "1", "--adjust-on", "cv"],
+              "model: APNBC(cv=10, epsilon=1e-05, fit_on='cv'", "significance=1.0) around MultinomialNB("),
+        "m": (["--model", "multinomial", "--max-bytes", "20"], "model: MultinomialNB(alpha=1.0", ""),
+    }
+    for name, (flags, start, middle) in cases.items():
+        rc, _, err = cli("train", corpus, *flags, "-o", tmp_path / f"{name}.tnb")
+        assert rc == 0, err
+        rc, out, err = cli("inspect", tmp_path / f"{name}.tnb")
+        first = out.splitlines()[0]
+        assert rc == 0 and first.startswith(start) and middle in first, first
+        assert ("documents cut at: 20 bytes" in out) is (name == "m"), out
+        rc, out, err = cli("inspect", tmp_path / f"{name}.tnb", "--json")
+        info = json.loads(out)
+        assert ("wrappers" in info) is (name != "m") and info.get("max_bytes") == (20 if name == "m" else None)
+    rc, out, _ = cli("inspect", tmp_path / "p.tnb", "--json")
+    info = json.loads(out)
+    assert [(w["kind"], w.get("step")) for w in info["wrappers"]] == [("SelectTerms", "select"),
+                                                                     ("TermWeighting", "weighting")]
+    assert info["inner_model"]["kind"] == "BernoulliNB" and info["wrappers"][0]["params"] == {"criterion": "ig", "k": 100}

@@ -26,9 +26,16 @@ def add_parser(sub):
     return p
 
 
+def _settings(params):
+    """``k=v, ...`` of a model's settings, as scikit-learn writes an estimator's."""
+    return ", ".join(f"{k}={v!r}" for k, v in sorted(params.items()))
+
+
 def run(args, out, err):
     from textnb.core.model_io import build, read_nodes
-    from textnb.evaluation.explain import apnbc_weights, describe_text_classifier, describe_text_file
+    from textnb.core.wrapping import stored_max_bytes
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES
+    from textnb.evaluation.explain import apnbc_weights, describe_text_classifier, describe_text_file, model_chain
 
     if args.plot:
         picture_target(args.plot, inputs=[args.model])
@@ -55,6 +62,13 @@ def run(args, out, err):
         if weights:
             info["apnbc_weights"] = weights
     info["label_prefix"] = stored_label_prefix(root)  # (what it reads fastText files by: a merged model's too)
+    wrappers, inner = model_chain(root)  # what is around the model: the wrappers' and steps' own settings
+    if wrappers and inner is not None:
+        info["wrappers"], info["inner_model"] = wrappers, {"kind": inner.kind, "params": dict(sorted(inner.params.items()))}
+    max_bytes = root.params.get("max_bytes") or stored_max_bytes(root)
+    if max_bytes and int(max_bytes) != MAX_DOCUMENT_BYTES:  # (train --max-bytes: where training cut each
+        # document, and predict cuts them; found by a user trial: shown nowhere)
+        info["max_bytes"] = int(max_bytes)
     if args.plot:
         if not any((info.get("informative_terms") or {}).values()):
             raise InputError(f"{args.model}: --plot draws informative terms, which {a_kind(info['model'])} model "
@@ -68,7 +82,14 @@ def run(args, out, err):
         print(dumps(info), file=out)
         return 0
     settings = ", ".join(f"{k}={v!r}" for k, v in sorted(info["params"].items()))
-    print(f"model: {info['model']}({settings})", file=out)  # (as scikit-learn writes an estimator)
+    if "wrappers" in info:  # each wrapper or step with its own settings, then the model inside with its own
+        inner = info["inner_model"]
+        parts = [f"{w['kind']}({_settings(w['params'])}) {'then' if 'step' in w else 'around'}" for w in info["wrappers"]]
+        print(f"model: {' '.join(parts)} {inner['kind']}({_settings(inner['params'])})", file=out)
+    else:
+        print(f"model: {info['model']}({settings})", file=out)  # (as scikit-learn writes an estimator)
+    if "max_bytes" in info:
+        print(f"documents cut at: {info['max_bytes']} bytes (train --max-bytes; predict cuts them there too)", file=out)
     if "event_model" in info:
         print(f"event model: {info['event_model']} (alpha {info['alpha']:g}; "
               f"{'chosen by cross-validation' if info['params'].get('event_model') == 'auto' else 'given'})",

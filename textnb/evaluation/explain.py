@@ -34,7 +34,7 @@ from textnb.core.registry import KERNEL_MODULES
 from textnb.core.wrapping import chain, find, rule_model, table_attributes
 from textnb.io.uncertain import column_slices
 
-__all__ = ["apnbc_weights", "describe_mixed", "describe_text_classifier", "describe_text_file", "explain", "explain_by_leaving_out",
+__all__ = ["apnbc_weights", "describe_mixed", "model_chain", "describe_text_classifier", "describe_text_file", "explain", "explain_by_leaving_out",
            "explain_scored", "explain_rows",
            "explain_table", "informative_terms", "linear_weights", "multilabel_informative_terms", "unwrap"]
 
@@ -356,6 +356,40 @@ def _with_calibration(info, method):
     if method is not None:
         info["calibration"] = method
     return info
+
+
+def model_chain(root):
+    """``(wrappers, model)`` of a read text model file's classifier (``root``, a
+    ``TextClassifier`` node): what is around or in front of the model that scores the terms,
+    outermost first -- each ``{"kind", "params"}`` (a wrapper's own settings: CalibratedNB's
+    method and folds, APNBC's significance and ``fit_on``), a Pipeline's steps with their
+    ``"step"`` name (term selection, weighting) -- and the model inside. ``([], node)`` for a
+    bare model; ``(wrappers, None)`` for any other tree. What ``textnb inspect`` says
+    of a wrapped model besides the inner model's settings (found by a user trial: it gave the
+    inner model's settings under the wrapper's name, and never the wrapper's own). The
+    inner model is returned as its node (``.kind``, ``.params``)."""
+    from textnb.core.model_io import ModelNode
+
+    node = root.state.get("model_") if isinstance(root, ModelNode) else None
+    wrappers = []
+    for _ in range(50):  # (a model file's depth is bounded when read; this guards a cycle)
+        if not isinstance(node, ModelNode):
+            return wrappers, None
+        steps = node.params.get("steps") if node.kind == "Pipeline" else None
+        if isinstance(steps, (list, tuple)) and steps:
+            for name, step in steps[:-1]:
+                if isinstance(step, ModelNode):
+                    wrappers.append({"kind": step.kind, "params": dict(sorted(step.params.items())), "step": name})
+            node = steps[-1][1]
+            continue
+        inner = node.state.get("estimator_") if isinstance(node.state.get("estimator_"), ModelNode) else \
+            node.params.get("estimator")
+        if not isinstance(inner, ModelNode):
+            return wrappers, node
+        wrappers.append({"kind": node.kind, "params": {k: v for k, v in sorted(node.params.items())
+                                                      if not isinstance(v, ModelNode)}})
+        node = inner
+    return wrappers, None
 
 
 def describe_text_file(root, top=10):
