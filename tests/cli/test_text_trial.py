@@ -576,3 +576,27 @@ def test_inspect_says_each_wrapper_and_step_with_its_own_settings_and_the_cut(tm
     assert [(w["kind"], w.get("step")) for w in info["wrappers"]] == [("SelectTerms", "select"),
                                                                      ("TermWeighting", "weighting")]
     assert info["inner_model"]["kind"] == "BernoulliNB" and info["wrappers"][0]["params"] == {"criterion": "ig", "k": 100}
+
+
+def test_explanations_of_small_weights_keep_their_digits(tmp_path, sms_tsv):
+    """Found by a user trial: the weights of ``--model complement --norm`` are about 1e-4,
+    so every contribution, margin and prior of ``predict --explain`` read ``+0.00``."""
+    import re
+
+    from textnb.cli.output import explanation_text
+
+    info = {"runner_up": "spam", "margin": 0.000289, "prior": 0.0,
+            "for": [{"term": "ok", "contribution": 9.28e-05}], "against": [{"term": "mins", "contribution": -4.7e-05}]}
+    assert explanation_text(info) == "vs spam by 0.000289 (prior +0.00): ok +9.28e-05, mins -4.7e-05"
+    info.update(margin=1.234, prior=-0.5, **{"for": [{"term": "ok", "contribution": 0.75}]})
+    assert explanation_text(info) == "vs spam by 1.23 (prior -0.50): ok +0.75, mins -4.7e-05"
+    rows = sms_tsv.read_text(encoding="utf-8").splitlines()
+    (tmp_path / "c.tsv").write_text("\n".join(rows[:600]) + "\n", encoding="utf-8")
+    (tmp_path / "q.txt").write_text("ok see you at home later\nwin a free prize now\n")
+    rc, _, err = cli("train", tmp_path / "c.tsv", "--model", "complement", "--norm", "-o", tmp_path / "m.tnb")
+    assert rc == 0, err
+    rc, out, err = cli("predict", tmp_path / "m.tnb", "--lines", tmp_path / "q.txt", "--explain")
+    assert rc == 0, err
+    for line in out.splitlines():
+        amounts = re.findall(r" [+-]?\d[\d.e+-]*", line.split("\t")[-1])
+        assert amounts and not any(re.fullmatch(r" [+-]?0\.00", a) for a in amounts[2:]), line

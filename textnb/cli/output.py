@@ -136,6 +136,15 @@ def name_column(names, *, header, floor=8, limit=NAME_COLUMN_MAX):
     return header + " " * (width - display_width(header)), [s + " " * (width - display_width(s)) for s in shown]
 
 
+def _amount(v, sign=True):
+    """A log-odds contribution or margin: two decimals, or three significant digits when it
+    is under 0.01 and not 0 (the weights of ``--model complement --norm`` are about 1e-4: found
+    by a user trial, every contribution and margin read ``+0.00``)."""
+    if v != 0 and abs(v) < 0.01:
+        return f"{v:+.3g}" if sign else f"{v:.3g}"
+    return f"{v:+.2f}" if sign else f"{v:.2f}"
+
+
 def explanation_text(info):
     """One line for an entry of :func:`textnb.evaluation.explain.explain_rows`: a rule as it
     is; the attributes (and the terms of text attributes) or the terms that moved the decision."""
@@ -145,16 +154,16 @@ def explanation_text(info):
         parts = []
         for a in info["attributes"]:
             if a["kind"] == "text":
-                terms = ", ".join(f"{t['term']} {t['contribution']:+.2f}" for t in a["for"] + a["against"])
-                parts.append(f"{a['name']} {a['contribution']:+.2f} [{terms}]")
+                terms = ", ".join(f"{t['term']} {_amount(t['contribution'])}" for t in a["for"] + a["against"])
+                parts.append(f"{a['name']} {_amount(a['contribution'])} [{terms}]")
             else:
-                parts.append(f"{a['name']}={a['value']} {a['contribution']:+.2f}")
+                parts.append(f"{a['name']}={a['value']} {_amount(a['contribution'])}")
         body = "; ".join(parts)
     else:
-        body = ", ".join(f"{t['term']} {t['contribution']:+.2f}" for t in info["for"] + info["against"])
+        body = ", ".join(f"{t['term']} {_amount(t['contribution'])}" for t in info["for"] + info["against"])
     against = (f"; the scores favour {info['runner_up']}, the calibrated probabilities chose this label"
                if info["margin"] < 0 else "")
-    return (f"vs {info['runner_up']} by {info['margin']:.2f} (prior {info['prior']:+.2f}{against}): "
+    return (f"vs {info['runner_up']} by {_amount(info['margin'], sign=False)} (prior {_amount(info['prior'])}{against}): "
             f"{body or 'no term the model knows'}")
 
 
