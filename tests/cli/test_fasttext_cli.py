@@ -541,3 +541,17 @@ def test_predict_of_fasttexts_positional_k_says_which_option_it_is(files, models
         assert code == 1 and out == "" and err == f"textnb: error: {k}: no such file or folder {hint}\n"
     code, _, err = run("predict", models[0], files / "test.txt", "nothere")  # (any other missing PATH: as before)
     assert code == 1 and err == "textnb: error: nothere: no such file or folder\n"
+
+
+def test_a_file_of_labels_the_model_does_not_know_is_said_so(files, models, tmp_path):
+    """Found by a user trial: ``textnb test`` of a file whose lines have no label the model
+    knows printed ``N 0``, ``P@1 nan``, ``R@1 nan`` (fastText's figures), exit 0, and nothing
+    on stderr; it still does, with a warning line saying why."""
+    single, multi = models
+    (tmp_path / "unk.ft").write_text("__label__zz hello there\n__label__yy free prize\n")
+    for model in (single, multi):
+        code, out, err = run("test", model, tmp_path / "unk.ft")
+        assert code == 0 and out == "N\t0\nP@1\tnan\nR@1\tnan\n", out
+        assert err.count("\n") == 1 and "warning: " in err and "unk.ft: no line has a label the model knows" in err, err
+    code, out, err = run("test", single, files / "test.txt")
+    assert code == 0 and err == "", err

@@ -51,6 +51,14 @@ def run(args, out, err):
                          f"a {type(model).__name__} reads tables")
     # (a pipe, - or /dev/stdin or <(...) or a FIFO, is read once by fasttext_test, - named stdin)
     result = fasttext_test(model, args.file, k=args.k, threshold=args.threshold, label_prefix=prefix)
+    if not result["n"]:  # (fastText's figures, nan; said why: found by a user trial, nothing on stderr)
+        from textnb.io.corpus import input_name
+        from textnb.core.labels import label_names
+
+        names = [str(c) for c in label_names(multilabel_model(model) or model)]
+        shown = ", ".join(names[:10]) + (f", ... ({len(names)} in all)" if len(names) > 10 else "")
+        print(f"textnb: warning: {input_name(args.file)}: no line has a label the model knows (its labels: {shown}), "
+              "so P@K and R@K are not defined", file=err)
     if args.json:
         print(dumps(result), file=out)
     else:
