@@ -1358,6 +1358,33 @@ def _capped_fields(raw, cap, delimiter=b"\t", quote=None):
         line = readline(cap)
 
 
+#: the escape character the csv module is given to read a CR inside a line as text (:func:`_cr_as_text`)
+_ESCAPE = "\\"
+
+
+def _mac_line_ends(head):
+    """Whether ``head``, the first line of a TSV/CSV file as :func:`_capped_fields` gives it,
+    is the whole file without an LF and holds a CR before its end: a file of CR-only line
+    ends (classic Mac), which the reader refuses (:func:`checked_rows`), as the lines
+    reader does (:func:`textnb.io.fasttext._lf_ended`)."""
+    return not head.endswith("\n") and "\r" in head.rstrip("\r\n")
+
+
+def _cr_as_text(piece):
+    """The line (or lines) ``piece`` of a file whose lines end with LF or CRLF, written for
+    a ``csv.reader`` of escape character :data:`_ESCAPE`: a CR before the line ends (a
+    stray CR inside a cell) escaped, so it is read as text, as the lines reader reads it
+    (the csv module refuses it: "new-line character seen in unquoted field"), and the
+    escape character doubled, so it is read as itself."""
+    if _ESCAPE in piece:
+        piece = piece.replace(_ESCAPE, _ESCAPE * 2)
+    if "\r" in piece:
+        body = piece.rstrip("\r\n")
+        if "\r" in body:
+            piece = body.replace("\r", _ESCAPE + "\r") + piece[len(body):]
+    return piece
+
+
 class _CountedLines:
     """The text of :func:`_capped_fields`' pieces, each decoded as its lines are
     (:func:`decode_bytes`, line by line when a piece of several lines is not all UTF-8, or
@@ -1548,7 +1575,10 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         lines = _CountedLines(raw_lines)
         head = next(lines, "")
         quoting = csv_quoting(delimiter)
-        reader = csv.reader(itertools.chain([head], lines), delimiter=delimiter, quoting=quoting, strict=True)
+        pieces, escape = itertools.chain([head], lines), {}
+        if not _mac_line_ends(head):  # (a file of CR-only line ends: the csv module's error says it, checked_rows)
+            pieces, escape = map(_cr_as_text, pieces), {"escapechar": _ESCAPE}
+        reader = csv.reader(pieces, delimiter=delimiter, quoting=quoting, strict=True, **escape)
         yield from _table_chunks(path, checked_rows(path, reader, lines), delimiter, label_column, text_column, max_bytes,
                                  need_label=need_label, size=size, header_table=header_table, header=header,
                                  ready=ready)
