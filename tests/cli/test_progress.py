@@ -331,6 +331,53 @@ def test_predict_gives_its_bar_the_number_of_documents_when_known(tmp_path, monk
     assert all(done <= total for done, total in seen)
 
 
+@pytest.mark.parametrize("plain", [True, False])
+def test_a_file_skipped_while_the_bar_runs_is_said_on_its_own_line(tmp_path, monkeypatch, plain):
+    """``predict`` on a terminal glued ``textnb: error: b.txt: binary file, skipped`` onto the end
+    of its bar (found by a user trial, session 48): a line said while a bar is drawn clears the
+    bar's line first, and the bar is drawn again after it (tqdm's, and the plain bar)."""
+    if plain:
+        monkeypatch.setitem(sys.modules, "tqdm", None)
+    else:
+        pytest.importorskip("tqdm")
+    from textnb.cli.commands import main
+
+    for label, text in (("a", "apple banana"), ("b", "car truck")):
+        (tmp_path / "c" / label).mkdir(parents=True)
+        for i in range(3):
+            (tmp_path / "c" / label / f"{i}.txt").write_text(text)
+    model = str(tmp_path / "m.tnb")
+    assert main(["train", str(tmp_path / "c"), "-o", model], stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    docs = tmp_path / "r1"
+    docs.mkdir()
+    (docs / "a.txt").write_text("apple")
+    (docs / "b.txt").write_bytes(b"x\0y")
+    (docs / "c.txt").write_text("truck")
+    screen, out = Terminal(), io.StringIO()
+    assert main(["predict", model, str(docs)], stdout=out, stderr=screen) == 1
+    assert out.getvalue().count("\n") == 2
+    said = f"textnb: error: {docs / 'b.txt'}: binary file, skipped"
+    text = screen.getvalue()
+    before, line, after = text.partition(said)
+    assert line and "classifying" in before and "classifying" in after  # the bar drawn before and after it
+    # the bar's line cleared first (no bar text since the last carriage return), the line ended
+    assert "classifying" not in before.rsplit("\r", 1)[1] and after.startswith("\n")
+    if plain:
+        assert before.endswith("\r\033[K")
+
+    # the one way to stderr of every line said while a bar runs (a warning, spamfilter --batch's errors)
+    from textnb.cli.filterbase import say
+
+    screen = Terminal()
+    with Progress("classifying", total=3, stream=screen, unit="msg") as bar:
+        bar(1)
+        say(screen, "spamfilter", "x: cannot read (Permission denied)")
+        bar(3)
+    before, line, after = screen.getvalue().partition("spamfilter: x: cannot read (Permission denied)\n")
+    assert line and "classifying" in before and "classifying" in after
+    assert "classifying" not in before.rsplit("\r", 1)[1]
+
+
 def test_a_total_is_kept_for_later_reports_and_grows_to_what_is_done(monkeypatch):
     """``bar(0, N)`` then ``bar(k)``: the plain bar drew ``k`` alone (its total was the
     constructor's); and ``k`` past ``N`` would draw more than the whole."""

@@ -382,6 +382,33 @@ def test_cr_line_ends_utf16_and_hidden_class_folders_are_said_plainly(tmp_path):
     assert any(w.category is DataWarning and "'.net' not read as a class" in str(w.message) for w in caught)
 
 
+@pytest.mark.parametrize("end", ["\n", "\r\n"])
+@pytest.mark.parametrize("delimiter", ["\t", ","])
+def test_a_cr_inside_a_cell_of_an_lf_or_crlf_file_is_text(tmp_path, end, delimiter):
+    """A stray CR inside a cell of a TSV/CSV file of LF (or CRLF) lines was refused as a file
+    of classic Mac line ends (found by a user trial, session 48); --lines read it as text.
+    Now it is text in train, evaluate and predict alike (one reader), a backslash still
+    itself; a file of CR-only line ends is still refused (the test above)."""
+    rows = [("spam", "cheap pills now"), ("ham", "see\ryou at lunch"), ("spam", "cheap\roffer \\ win"),
+            ("ham", "lunch at noon"), ("spam", "cheap prize"), ("ham", "see you soon")] * 2
+    path = tmp_path / ("c.tsv" if delimiter == "\t" else "c.csv")
+    path.write_bytes("".join(f"{a}{delimiter}{b}{end}" for a, b in [("label", "text")] + rows).encode())
+    from textnb import open_corpus
+
+    corpus = open_corpus(path)
+    assert [str(d) for d in corpus.documents] == [b for _, b in rows] and corpus.labels == [a for a, _ in rows]
+    rc, out, err = cli("train", path, "-o", tmp_path / "m.tnb")
+    assert rc == 0, err
+    rc, out, err = cli("evaluate", path, "--cv", "2")
+    assert rc == 0 and "accuracy" in out, err
+    rc, out, err = cli("predict", tmp_path / "m.tnb", path)
+    assert rc == 0, err
+    assert [line.split("\t")[0] for line in out.splitlines()] == [f"{path}:{i + 1}" for i in range(len(rows))]
+    (tmp_path / "lines.txt").write_bytes("".join(b + "\n" for _, b in rows).encode())
+    rc, lines, err = cli("predict", tmp_path / "m.tnb", "--lines", tmp_path / "lines.txt")
+    assert [line.split("\t")[1] for line in out.splitlines()] == [line.split("\t")[1] for line in lines.splitlines()]
+
+
 def test_plots_draw_labels_holding_a_dollar_as_written(tmp_path):
     """A class named with '$' made --plot an internal error (matplotlib's mathtext read
     '$\\nosuchcmd$') or drew it wrong."""

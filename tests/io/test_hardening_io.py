@@ -350,6 +350,25 @@ def test_unreadable_subfolder_in_predict_is_reported(tmp_path, model_file, monke
         restore()
 
 
+def test_unlistable_subfolder_in_predict_is_skipped_and_every_readable_file_predicted(tmp_path, model_file,
+                                                                                      monkeypatch):
+    # found by a user trial (session 48): the folder stopped predict, the files read before it never printed
+    top = tmp_path / "in"
+    (top / "sub").mkdir(parents=True)
+    (top / "zz").mkdir()
+    (top / "a.txt").write_text("cheap pills")
+    (top / "sub" / "b.txt").write_text("lunch at noon")
+    (top / "zz" / "c.txt").write_text("see you")
+    restore = _deny_listing(monkeypatch, top / "sub")
+    try:
+        rc, out, err = cli("predict", model_file, top)
+    finally:
+        restore()
+    assert rc == 1
+    assert [line.split("\t")[0] for line in out.splitlines()] == [str(top / "a.txt"), str(top / "zz" / "c.txt")]
+    assert one_error_line(err) == f"textnb: error: {top / 'sub'}: cannot list folder (Permission denied), skipped"
+
+
 @pytest.mark.parametrize("delimiter", [",", "\t"])
 def test_csv_and_tsv_fields_longer_than_the_csv_module_limit(tmp_path, delimiter):
     big = "word " * 60_000  # 300,000 characters > csv's 131,072

@@ -4,7 +4,7 @@ progress bars and error lines. Standard library only until a parser is built (th
 
 import sys
 
-from textnb.cli.progress import Progress
+from textnb.cli.progress import Progress, write_line
 from textnb.core.errors import InputError, TextnbError, os_error_text
 from textnb.core.signals import Terminated
 
@@ -110,9 +110,11 @@ class warnings_as_lines:
 
 
 def say(stream, prog, message):
+    """Write ``PROG: MESSAGE`` as one line to ``stream`` (a program's standard error), above
+    the progress bar drawn there, if any (:func:`textnb.cli.progress.write_line`); a stream
+    that cannot be written is passed over."""
     try:
-        stream.write(f"{prog}: {message}\n")
-        stream.flush()
+        write_line(stream, f"{prog}: {message}")
     except (OSError, ValueError):  # a closed stderr must not hide the exit status
         pass
 

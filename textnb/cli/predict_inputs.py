@@ -12,7 +12,7 @@ from textnb.cli.argtypes import MAX_TOP
 from textnb.cli.options import ALL_LABELS
 from textnb.cli.output import explanation_text
 from textnb.cli.predictions import Accuracy, print_predictions
-from textnb.cli.progress import Progress
+from textnb.cli.progress import Progress, write_line
 from textnb.core.errors import input_name
 from textnb.evaluation.topk import label_names, scored_batches
 from textnb.io.corpus import input_file_count
@@ -126,7 +126,7 @@ def _predict_messages(args, model, paths, classes, max_bytes, out, err, bar):
     failed, done = [0], 0
 
     def report(message):
-        print(f"textnb: error: {message}", file=err)
+        write_line(err, f"textnb: error: {message}")  # (above the bar, when one is drawn)
         failed[0] += 1
 
     try:
@@ -174,9 +174,10 @@ def document_bytes(args, model):
 
 def binary_skipped(err, failed):
     """``on_binary`` for :func:`textnb.io.sources.document_batches`: a binary file reported
-    on ``err`` and counted in ``failed[0]`` (exit 1 at the end)."""
+    on ``err`` (above the bar drawn there, if any) and counted in ``failed[0]`` (exit 1 at
+    the end)."""
     def report(source, reason):
-        print(f"textnb: error: {source}: {reason}, skipped", file=err)
+        write_line(err, f"textnb: error: {source}: {reason}, skipped")
         failed[0] += 1
 
     return report

@@ -9,10 +9,26 @@ total)`` callable, and this is what the command line passes.
 import io
 import time
 
-__all__ = ["FALLBACK_COLUMNS", "FALLBACK_LINES", "Progress"]
+__all__ = ["FALLBACK_COLUMNS", "FALLBACK_LINES", "Progress", "write_line"]
 
 #: the bar's width and the screen's height on a terminal that reports none (0 columns or lines)
 FALLBACK_COLUMNS, FALLBACK_LINES = 80, 24
+
+#: the bars drawn now (started, not closed), each on its stream: where :func:`write_line` writes
+_drawn = []
+
+
+def write_line(stream, text):
+    """Write the line ``text`` to ``stream`` (a command's standard error), above the bar drawn
+    there if any (:meth:`Progress.write`): the one way a report, an error or a warning line,
+    reaches a stream a bar may be drawn on (found by a user trial: ``predict``'s
+    ``textnb: error: b.txt: binary file, skipped`` was glued onto the end of the bar)."""
+    for bar in reversed(_drawn):
+        if bar.stream is stream:
+            bar.write(text)
+            return
+    stream.write(f"{text}\n")
+    stream.flush()
 
 
 def _terminal_size(stream):
@@ -59,7 +75,7 @@ class Progress:
         self.stream = stream
         self.enabled = _is_terminal(self.stream) and not _is_terminal(results)
         self.label, self.total, self.unit, self._last = label, total, unit, 0.0
-        self._tqdm, self._done, self._started = None, 0, False
+        self._tqdm, self._done, self._started, self._line = None, 0, False, ""
         if self.enabled and total is not None:  # (drawn at once: 0/N; without a total, at its first report)
             self._start(total)
 
@@ -68,6 +84,7 @@ class Progress:
         then ``0/5``): at once when given one, else at the first report; without tqdm,
         this class's own line."""
         self._started = True
+        _drawn.append(self)
         try:
             from tqdm import tqdm
         except ImportError:
@@ -119,7 +136,19 @@ class Progress:
             line = f"\r{self.label} [{bar}] {self._amount(done)}/{self._amount(total)}"
         else:
             line = f"\r{self.label} {self._amount(done)}"
+        self._line = line
         self.stream.write(line)
+        self.stream.flush()
+
+    def write(self, text):
+        """Write the line ``text`` to the bar's stream: when a bar is drawn, its line is
+        cleared first and the bar drawn again below ``text`` (tqdm's ``tqdm.write``), so a
+        line printed while it runs stands on its own line, not glued onto the bar's."""
+        if self._tqdm is not None:
+            self._tqdm.write(text, file=self.stream)
+            return
+        redraw = self._line if self.enabled and self._started else ""
+        self.stream.write(f"\r\033[K{text}\n{redraw}" if redraw else f"{text}\n")
         self.stream.flush()
 
     def _amount(self, n):
@@ -132,12 +161,15 @@ class Progress:
                 return f"{n:.1f}{prefix}" if n < 10 else f"{n:.0f}{prefix}"
 
     def close(self):
+        if self in _drawn:
+            _drawn.remove(self)
         if not self.enabled or not self._started:  # (nothing drawn yet)
             return
         if self._tqdm is not None:
             self._tqdm.close()
             self._tqdm = None
             return
+        self._line = ""
         self.stream.write("\r\033[K")
         self.stream.flush()
 

@@ -435,24 +435,50 @@ def _walk_files(folder, loops=None):
     return [path for path, _ in _walk_pairs(folder, loops)]
 
 
-def _walk_pairs(folder, loops=None):
+def _walk_pairs(folder, loops=None, unlistable=None):
     """:func:`_walk_files`' files as ``(path, whole)`` pairs, as the walk goes: a Maildir
     (``folder`` itself or a folder below it) is read as the mail reader reads one, the
     files of its ``new`` and ``cur`` (:data:`~textnb.io.files.MAILDIR_PARTS`; not ``tmp``,
     whose messages are being delivered), each one message (``whole`` True: never split as
-    an mbox). Only folders are stat'ed to tell a Maildir: no file is opened at listing."""
+    an mbox). Only folders are stat'ed to tell a Maildir: no file is opened at listing.
+    A folder that cannot be listed raises InputError naming it (a class folder must not
+    vanish from a corpus), or, ``unlistable`` a list, is left out and appended to it as
+    ``(folder, message)`` when met, before the walk's next file is yielded (``predict``
+    reports it and reads on: :func:`input_documents`)."""
     on_loop = loops.append if loops is not None else (lambda path: None)
+    on_unlistable = _unlistable if unlistable is None else (lambda path, message: unlistable.append((path, message)))
 
     def maildir(top):
         for part in MAILDIR_PARTS:
-            for path, _ in folder_files(os.path.join(top, part), on_unlistable=_unlistable, on_loop=on_loop,
+            for path, _ in folder_files(os.path.join(top, part), on_unlistable=on_unlistable, on_loop=on_loop,
                                         subfolder=lambda sub: ()):
                 yield path, True
 
     if is_maildir(folder):
         return maildir(folder)
-    return folder_files(folder, on_unlistable=_unlistable, on_loop=on_loop,
+    return folder_files(folder, on_unlistable=on_unlistable, on_loop=on_loop,
                         subfolder=lambda sub: maildir(sub) if is_maildir(sub) else None)
+
+
+def _walk_reported(folder, loops):
+    """:func:`_walk_pairs` of ``folder`` as ``(path, reason, whole)`` triples, as the walk
+    goes: a file listed (``reason`` None), or a folder that cannot be listed, left out
+    (``reason``: ``"cannot list folder (<why>)"``), where the walk met it; then the links
+    that loop (appended to ``loops``; ``reason`` None, ``whole`` True), known once the walk
+    is done. What ``predict`` reads of a folder: every file listed is read, every folder
+    left out said so (:func:`input_documents`)."""
+    unlisted = []
+
+    def left_out():
+        while unlisted:
+            path, message = unlisted.pop(0)
+            name = f"{path}: "
+            yield path, message[len(name):] if message.startswith(name) else message, False
+
+    for f, whole in _walk_pairs(folder, loops, unlisted):
+        yield from left_out()
+        yield f, None, whole
+    yield from left_out()
 
 
 @dataclass
@@ -1332,6 +1358,33 @@ def _capped_fields(raw, cap, delimiter=b"\t", quote=None):
         line = readline(cap)
 
 
+#: the escape character the csv module is given to read a CR inside a line as text (:func:`_cr_as_text`)
+_ESCAPE = "\\"
+
+
+def _mac_line_ends(head):
+    """Whether ``head``, the first line of a TSV/CSV file as :func:`_capped_fields` gives it,
+    is the whole file without an LF and holds a CR before its end: a file of CR-only line
+    ends (classic Mac), which the reader refuses (:func:`checked_rows`), as the lines
+    reader does (:func:`textnb.io.fasttext._lf_ended`)."""
+    return not head.endswith("\n") and "\r" in head.rstrip("\r\n")
+
+
+def _cr_as_text(piece):
+    """The line (or lines) ``piece`` of a file whose lines end with LF or CRLF, written for
+    a ``csv.reader`` of escape character :data:`_ESCAPE`: a CR before the line ends (a
+    stray CR inside a cell) escaped, so it is read as text, as the lines reader reads it
+    (the csv module refuses it: "new-line character seen in unquoted field"), and the
+    escape character doubled, so it is read as itself."""
+    if _ESCAPE in piece:
+        piece = piece.replace(_ESCAPE, _ESCAPE * 2)
+    if "\r" in piece:
+        body = piece.rstrip("\r\n")
+        if "\r" in body:
+            piece = body.replace("\r", _ESCAPE + "\r") + piece[len(body):]
+    return piece
+
+
 class _CountedLines:
     """The text of :func:`_capped_fields`' pieces, each decoded as its lines are
     (:func:`decode_bytes`, line by line when a piece of several lines is not all UTF-8, or
@@ -1522,7 +1575,10 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         lines = _CountedLines(raw_lines)
         head = next(lines, "")
         quoting = csv_quoting(delimiter)
-        reader = csv.reader(itertools.chain([head], lines), delimiter=delimiter, quoting=quoting, strict=True)
+        pieces, escape = itertools.chain([head], lines), {}
+        if not _mac_line_ends(head):  # (a file of CR-only line ends: the csv module's error says it, checked_rows)
+            pieces, escape = map(_cr_as_text, pieces), {"escapechar": _ESCAPE}
+        reader = csv.reader(pieces, delimiter=delimiter, quoting=quoting, strict=True, **escape)
         yield from _table_chunks(path, checked_rows(path, reader, lines), delimiter, label_column, text_column, max_bytes,
                                  need_label=need_label, size=size, header_table=header_table, header=header,
                                  ready=ready)
@@ -1651,10 +1707,13 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
             loops = []
 
             def listed(p=p, loops=loops):  # (as the walk goes: a folder of millions is not listed first)
-                yield from ((f, False, whole) for f, whole in _walk_pairs(p, loops))
-                yield from ((f, True, True) for f in loops)  # (the walk's loops, known once it is done)
+                yield from ((f, reason, False, whole) for f, reason, whole in _walk_reported(p, loops))
+                yield from ((f, None, True, True) for f in loops)  # (the walk's loops, known once it is done)
 
-            for f, loop, whole in noting_empty_folder(p, listed()):  # (nothing listed: a warning)
+            for f, unlisted, loop, whole in noting_empty_folder(p, listed()):  # (nothing listed: a warning)
+                if unlisted:  # a folder that cannot be listed: left out, said so, as an unreadable file is
+                    yield f, None, unlisted
+                    continue
                 if loop:
                     yield f, None, skipped_reason(f)
                     continue
@@ -1694,11 +1753,11 @@ def _unread_reason(path, exc):
 def input_file_count(paths):
     """How many files :func:`input_documents` reads of ``paths``, known before any is read:
     a file named is one, a folder the files its walk lists (:func:`_walk_pairs`, the links
-    that loop included: each is reported as a document left out). Each is a document, but an
-    mbox file, whose messages are told only by reading it. None when it cannot be known:
-    standard input or a pipe among ``paths``, a PATH not there or a folder that cannot be
-    listed (reading them says why). What a progress bar of the documents read takes as its
-    total (``textnb predict``)."""
+    that loop and the folders that cannot be listed included: each is reported as a
+    document left out). Each is a document, but an mbox file, whose messages are told only
+    by reading it. None when it cannot be known: standard input or a pipe among ``paths``,
+    or a PATH not there (reading them says why). What a progress bar of the documents read
+    takes as its total (``textnb predict``)."""
     n = 0
     for p in paths:
         if _named_stream(p) or not os.path.exists(p):
@@ -1707,10 +1766,7 @@ def input_file_count(paths):
             n += 1
             continue
         loops = []
-        try:
-            n += sum(1 for _ in _walk_pairs(p, loops)) + len(loops)
-        except InputError:
-            return None
+        n += sum(1 for _ in _walk_reported(p, loops)) + len(loops)
     return n
 
 
