@@ -299,6 +299,25 @@ def _count_params(opts):
     return _given(alpha=opts.alpha, m=opts.m_estimate, fit_prior=False if opts.uniform_prior else None)
 
 
+def _refuse_unused_count_options(opts, kind):
+    """Raise InputError, in one line, for an option the count model ``kind`` of documents
+    would leave unused (it was accepted and changed nothing but the parameters written in
+    the model file): ``--alpha`` beside ``--m`` (the m-estimate takes no additive
+    smoothing), ``--weighting`` with ``--model bernoulli`` (which keeps only whether a term
+    is present: sublinear tf, idf and length normalisation rescale positive counts, which
+    stay positive). The one check of ``textnb train``, ``evaluate`` and the multi-label
+    commands (:func:`streaming_model` and the estimators, :func:`_document_model`);
+    ``--lazy``, ``--model discriminative`` and ``auto`` refuse these in their own words."""
+    if opts.lazy or kind not in ("multinomial", "bernoulli", "complement"):
+        return
+    if opts.alpha is not None and opts.m_estimate is not None:
+        raise _unused(["--alpha"], {"--alpha": "additive smoothing"}, "--m (the m-estimate, which adds m "
+                      "background counts instead)")
+    if kind == "bernoulli" and opts.weighting:
+        raise InputError("--weighting does not go with --model bernoulli: it keeps only whether a term is present, "
+                         "which rescaling the counts (sublinear tf, idf, length normalisation) does not change")
+
+
 def floor_alpha(alpha):
     """``--alpha`` raised to 1e-10 (:data:`textnb.core.estimates.ALPHA_FLOOR`) when below
     it, with one DataWarning: the command line's rule (``textnb train``, ``spamfilter``; the
@@ -346,6 +365,7 @@ def streaming_model(opts, *, steps=False):
     with the ``--significance`` / ``--adjust-on`` / ``--seed`` that :func:`_wrap` gives
     the estimator."""
     kind = document_kind(opts)
+    _refuse_unused_count_options(opts, kind)
     if steps and opts.adjust and not opts.lazy:  # APNBC around the model below (as _wrap)
         inner = streaming_model(replace(opts, adjust=False, significance=None, adjust_on=None), steps=True)
         if inner is None or inner[2] or inner[1][0] == "CalibratedNB":
@@ -487,6 +507,7 @@ def _document_model(opts, kind):
     from textnb.text.selection import SelectTerms
     from textnb.text.weighting import TermWeighting
 
+    _refuse_unused_count_options(opts, kind)
     params = _count_params(opts)
     if opts.norm and kind != "complement":
         raise InputError("--norm goes with --model complement")
@@ -814,7 +835,17 @@ def modules_for(opts, *, table, multilabel=False):
     """The modules a training run with these options imports (so that a caller can
     import them before it starts a clock; a streamed count model, and the default
     multi-label model, need no scikit-learn). ``multilabel``: True or the multi-label
-    method (``"copy"``, ``"ovr"``) for a multi-label corpus."""
+    method (``"copy"``, ``"ovr"``) for a multi-label corpus. Options a document model
+    refuses (InputError) give the first modules only: the run refuses them once its input
+    is read, in the words of what it is read as (a CSV/TSV file without text columns is
+    found to be a table only then: ``--alpha`` beside ``--m`` is refused in a table's words)."""
+    try:
+        return _modules_for(opts, table=table, multilabel=multilabel)
+    except InputError:
+        return ["textnb.io.corpus", "textnb.core.model_io"]
+
+
+def _modules_for(opts, *, table, multilabel):
     names = ["textnb.io.corpus", "textnb.core.model_io"]
     kind = opts.model or ("nb" if table else None)
     if multilabel:  # True, or the multi-label method ("copy", "ovr")
