@@ -345,8 +345,9 @@ def _floored(params):
 
 
 def _seed(opts):
-    """``--seed`` as the default model's ``random_state`` (its sample and folds inside
-    training), None for 0, its default (the model file says nothing then)."""
+    """``--seed`` as the ``random_state`` of the models that draw inside training (the
+    default model's sample and folds, ``--model auto``'s folds, ``--calibrate``'s folds),
+    None for 0, their default (the model file is the one written without ``--seed``)."""
     return opts.seed or None
 
 
@@ -379,9 +380,11 @@ def streaming_model(opts, *, steps=False):
         inner = None if wrapped else streaming_model(replace(opts, calibrate=None), steps=True)
         if inner is None:
             return None
-        return inner[0], ("CalibratedNB", {"method": opts.calibrate, "estimator": inner[1]}), inner[2]
+        return inner[0], ("CalibratedNB", {"method": opts.calibrate, "estimator": inner[1],
+                                           **_given(random_state=_seed(opts))}), inner[2]
     if steps and kind == "auto" and not (wrapped or opts.select or opts.weighting or _count_params(opts)):
-        return vectorizer_params(opts), ("SmoothingCV", {"cv": _AUTO_FOLDS}), ()  # _document_model's
+        return vectorizer_params(opts), ("SmoothingCV", {"cv": _AUTO_FOLDS, **_given(random_state=_seed(opts))}), \
+            ()  # _document_model's
     if kind not in _STREAMING or wrapped:
         return None
     params = _floored(_count_params(opts))
@@ -523,7 +526,7 @@ def _document_model(opts, kind):
     elif kind == "auto":
         if params:
             raise InputError("--model auto chooses its own smoothing; drop --alpha / --m / --uniform-prior")
-        model = SmoothingCV(cv=_AUTO_FOLDS)
+        model = SmoothingCV(cv=_AUTO_FOLDS, **_given(random_state=_seed(opts)))
     elif kind == "complement":
         model = ComplementNB(**_floored(params), **({"norm": True} if opts.norm else {}))
     else:
@@ -541,7 +544,7 @@ def _document_model(opts, kind):
 
         model = Pipeline(steps + [("model", model)])
     if opts.calibrate:
-        model = CalibratedNB(model, method=opts.calibrate)
+        model = CalibratedNB(model, method=opts.calibrate, **_given(random_state=_seed(opts)))
     return model
 
 
@@ -698,7 +701,7 @@ def _table_model(opts, table, *, kernel):
         if opts.adjust:
             raise InputError(_ADJUST_NEEDS_JOINT)
         inner = make_table_model(replace(opts, calibrate=None), table, kernel=False)
-        return CalibratedNB(inner, method=opts.calibrate)
+        return CalibratedNB(inner, method=opts.calibrate, **_given(random_state=_seed(opts)))
     text = [a.name for a in table.attributes if a.is_text]
     if kind != "nb" or opts.lazy:  # models of value indices only: no text, no interval / distribution cells
         uncertain = [a.name for a in table.attributes if a.is_uncertain]
