@@ -182,7 +182,10 @@ def add_model_options(p):
     p.add_argument("--jobs", type=jobs, default=-1,
                    help=f"worker processes (default -1: all cores; -k: all but k - 1; {jobs.range})")
     p.add_argument("--lazy", choices=["lbr", "hlbr"],
-                   help="lazy Bayesian rules (Zheng & Webb): lbr, or hlbr with candidates chosen at training time")
+                   help="lazy Bayesian rules (Zheng & Webb). Tables: lbr (every attribute a candidate condition) or "
+                        "hlbr (candidates chosen at training time); documents: lbr and hlbr are one model (the same "
+                        "file): LBR on key terms, its candidates chosen at training time by hlbr's filter (every term "
+                        "of a vocabulary would be too many)")
     adj = p.add_argument_group("APNBC class weights (Webb & Pazzani)")
     adj.add_argument("--adjust", action="store_true",
                      help="learn one weight per class (APNBC); not with --calibrate, --weighting or --select "
