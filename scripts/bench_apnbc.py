@@ -25,9 +25,12 @@ sys.path.insert(0, str(ROOT))
 
 from textnb.semi_naive.apnbc import _search_weights_fast  # noqa: E402
 
+#: the test file holding the literal Appendix A search (reference_search_weights)
+REFERENCE = ROOT / "tests" / "semi_naive" / "test_apnbc.py"
+
 
 def _load_reference():
-    spec = importlib.util.spec_from_file_location("test_apnbc", ROOT / "tests" / "test_apnbc.py")
+    spec = importlib.util.spec_from_file_location("test_apnbc", REFERENCE)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.reference_search_weights

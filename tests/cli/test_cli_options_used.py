@@ -224,3 +224,54 @@ def test_multi_label_options_on_a_single_label_corpus_are_refused(tmp_path, comm
                           for i in range(6)))
     if "--strict" not in options and "--separate-documents" not in options:  # (those two: a label file, folders)
         assert cli(command, ft, *options, *out)[0] == 0
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+@pytest.mark.parametrize("options, fragments", [
+    (["--model", "multinomial", "--m", "2", "--alpha", "50"],
+     ["--alpha goes with additive smoothing; --m (the m-estimate", "would leave it unused"]),
+    (["--model", "complement", "--m", "2", "--alpha", "0.5", "--calibrate", "sigmoid"],
+     ["--alpha goes with additive smoothing", "would leave it unused"]),
+    (["--m", "2", "--alpha", "50"], ["--alpha goes with additive smoothing", "would leave it unused"]),
+    (["--model", "bernoulli", "--weighting"], ["--weighting does not go with --model bernoulli",
+                                               "whether a term is present"]),
+    (["--model", "bernoulli", "--weighting", "--select", "chi2:3"], ["--weighting does not go with --model bernoulli"]),
+])
+def test_count_model_options_the_model_leaves_unused_are_refused(tmp_path, command, options, fragments):
+    """Session 48's trial: ``--alpha`` beside ``--m`` (the m-estimate takes no additive
+    smoothing) and ``--weighting`` with ``--model bernoulli`` (it keeps only whether a term is
+    present, which tf, idf and length normalisation do not change) trained the model made
+    without them (the --alpha only written in the file). Now one line, exit 1, for train and
+    evaluate, by the streaming trainer and the estimators alike; each option alone still trains."""
+    corpus = _folder(tmp_path / "c")
+    out = ["-o", tmp_path / "m.tnb"] if command == "train" else ["--cv", "2"]
+    rc, stdout, err = cli(command, corpus, *options, *out)
+    assert rc == 1 and stdout == "" and not (tmp_path / "m.tnb").exists()
+    one_error_line(err, *fragments)
+    for alone in (["--model", "multinomial", "--m", "2"], ["--model", "multinomial", "--alpha", "50"],
+                  ["--model", "bernoulli"], ["--model", "multinomial", "--weighting"]):
+        assert cli(command, corpus, *alone, *out)[0] == 0, alone
+
+
+def test_count_model_refusals_are_the_estimators_too():
+    """The one check is the estimators' as well (``make_text_classifier``, what the
+    multi-label commands and the library's callers build)."""
+    from textnb.core.errors import InputError
+    from textnb.meta.registry import ModelOptions, make_text_classifier
+
+    for opts in (ModelOptions(model="multinomial", m_estimate=2.0, alpha=50.0),
+                 ModelOptions(model="bernoulli", weighting=True)):
+        with pytest.raises(InputError, match="--alpha goes with|--weighting does not go"):
+            make_text_classifier(opts)
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+def test_alpha_with_m_on_a_csv_table_is_refused_in_a_tables_words(tmp_path, command):
+    """A CSV file without text columns is found to be a table when read: ``--alpha`` beside
+    ``--m`` there is the table's refusal (its --nominal words), for train as for evaluate, not
+    the document models' (train's import of its modules before the clock refuses nothing)."""
+    (tmp_path / "t.csv").write_text(NOMINAL)
+    out = ["-o", tmp_path / "m.tnb"] if command == "train" else ["--cv", "2"]
+    rc, _, err = cli(command, tmp_path / "t.csv", "--alpha", "0.5", "--m", "3", *out)
+    assert rc == 1
+    one_error_line(err, "--alpha goes with --nominal additive; --nominal m-estimate (chosen by --m) would leave it")

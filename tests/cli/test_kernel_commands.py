@@ -245,6 +245,33 @@ def test_seed_seeds_the_default_text_model(tmp_path):
 
 
 @pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
+@pytest.mark.parametrize("options, wrapper", [(("--model", "multinomial", "--calibrate", "sigmoid"), "CalibratedNB"),
+                                              (("--model", "auto",), "SmoothingCV")])
+def test_seed_reaches_the_folds_of_calibration_and_model_auto(tmp_path, monkeypatch, options, wrapper):
+    """Session 48's trial: ``--calibrate`` (CalibratedNB) and ``--model auto`` (SmoothingCV)
+    shuffle their folds with random_state, which ``--seed`` never reached (the same file for
+    every seed). Now --seed 0 writes today's file (the one written without it), --seed 5 one
+    whose wrapper has random_state 5, the streaming trainer's file byte for byte the
+    estimators'; a table's --calibrate takes it too."""
+    import textnb.meta.registry as registry
+
+    part = tmp_path / "sms.tsv"
+    part.write_text("".join(SMS.read_text(encoding="utf-8").splitlines(keepends=True)[:600]), encoding="utf-8")
+    for k, seed in enumerate([("--seed", "0"), (), ("--seed", "5")]):
+        assert cli("train", part, *options, *seed, "-o", tmp_path / f"m{k}.tnb")[0] == 0
+    assert (tmp_path / "m0.tnb").read_bytes() == (tmp_path / "m1.tnb").read_bytes()
+    assert (tmp_path / "m0.tnb").read_bytes() != (tmp_path / "m2.tnb").read_bytes()
+    model = model_io.load(tmp_path / "m2.tnb").model_
+    assert type(model).__name__ == wrapper and model.random_state == 5
+    with monkeypatch.context() as m:  # the estimators' path
+        m.setattr(registry, "streaming_model", lambda opts, **kw: None)
+        assert cli("train", part, *options, "--seed", "5", "-o", tmp_path / "e.tnb")[0] == 0
+    assert (tmp_path / "e.tnb").read_bytes() == (tmp_path / "m2.tnb").read_bytes()
+    assert cli("train", NUMERIC, "--calibrate", "sigmoid", "--seed", "5", "-o", tmp_path / "t.tnb")[0] == 0
+    assert model_io.load(tmp_path / "t.tnb").random_state == 5
+
+
+@pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
 @pytest.mark.parametrize("options", quick_first([(), ("--select", "chi2:300", "--calibrate", "sigmoid"),
                                                  ("--model", "bernoulli")], keep=1))
 def test_predict_lines_reads_the_scorer(tmp_path, monkeypatch, options):

@@ -218,6 +218,44 @@ def test_a_stop_word_file_without_a_word_is_refused(tmp_path, command, content):
     assert not (tmp_path / "m.tnb").exists()
 
 
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+@pytest.mark.parametrize("options", [["--model", "multinomial"], ["--lazy", "hlbr"], ["--model", "auto"]])
+def test_a_stop_word_the_lowercased_documents_never_hold_is_said(tmp_path, command, options):
+    """Session 48's trial: with lowercase on (the default), a stop-word file's ``Call`` never
+    matches a token (the documents give ``call``) and was left unused without a word by the
+    command line's trainer (its analyzer built from parameters), where the Vectorizer and
+    scikit-learn warn. Now one ``textnb: warning:`` line naming the tokens, for train and
+    evaluate on every path; the list is kept as given (scikit-learn's behaviour: 'call' stays
+    a term). A lowercase list says nothing."""
+    rows = [("spam", f"Call now FREE prize {i} win cash offer") for i in range(12)] + \
+           [("ham", f"call me at lunch today {i} see you soon") for i in range(12)]
+    tsv(tmp_path / "c.tsv", rows)
+    (tmp_path / "sw.txt").write_text("Call\nFREE\nnow\n")
+    (tmp_path / "low.txt").write_text("call\nfree\nnow\n")
+    out = ["-o", tmp_path / "m.tnb"] if command == "train" else ["--cv", "3"]
+    rc, _, err = cli(command, tmp_path / "c.tsv", *options, *out, "--stop-words", tmp_path / "sw.txt")
+    assert rc == 0, err
+    warned = [line for line in err.splitlines() if line.startswith("textnb: warning:")]
+    assert len(warned) == 1 and "inconsistent" in warned[0] and "['call', 'free']" in warned[0], err
+    if command == "train":
+        vocabulary = load(tmp_path / "m.tnb").vectorizer_.vocabulary_
+        assert "call" in vocabulary and "now" not in vocabulary
+    rc, _, err = cli(command, tmp_path / "c.tsv", *options, *out, "--stop-words", tmp_path / "low.txt")
+    assert rc == 0 and "warning" not in err, err
+
+
+def test_the_library_trainer_checks_stop_words_as_the_vectorizer_does():
+    """train_text_model (vectorizer parameters, no Vectorizer) warns as Vectorizer.fit does."""
+    from textnb.text.training import train_text_model
+    from textnb.text.vectorizer import Vectorizer
+
+    docs, labels = ["Call now", "call me later", "free cash now", "lunch at noon"], ["s", "h", "s", "h"]
+    with pytest.warns(UserWarning, match=r"inconsistent.*\['call'\]"):
+        Vectorizer(stop_words=["Call"]).fit(docs)
+    with pytest.warns(UserWarning, match=r"inconsistent.*\['call'\]"):
+        train_text_model(docs, labels, vectorizer={"stop_words": ["Call"]}, model=("MultinomialNB", {}))
+
+
 def test_unreadable_file_as_root_or_not(tmp_path):
     """chmod 0 does not stop root; a file we cannot open (EACCES or EISDIR) is one line either way."""
     make_folder(tmp_path / "c", {"a": {"1": "x y"}, "b": {"1": "z w"}})

@@ -135,6 +135,22 @@ def _random_problem(seed, n, n_classes, dup, spread):
     return jll, y
 
 
+def test_the_benchmark_script_reads_this_file(capsys):
+    """``scripts/bench_apnbc.py`` loads :func:`reference_search_weights` from this file; it
+    read ``tests/test_apnbc.py`` after the tests moved into sub-packages and crashed with
+    FileNotFoundError (session 48). The path it reads is this file, and a small run agrees."""
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "bench_apnbc.py"
+    spec = importlib.util.spec_from_file_location("bench_apnbc", script)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench._load_reference().__name__ == "reference_search_weights"  # (FileNotFoundError before)
+    assert bench.REFERENCE.exists() and bench.REFERENCE.samefile(__file__)
+    assert bench.main(["--sizes", "300", "--no-write"]) == 0
+    assert "agree True" in capsys.readouterr().out
+
 # -- fast == reference --------------------------------------------------------------------
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 50), n_classes=st.integers(2, 5),

@@ -263,3 +263,28 @@ def test_merge_refuses_lazy_text_models_from_their_nodes(tmp_path, adjust, kind)
     assert status.split()[:2] == ["1", "False"]
     rc, _, err = cli("merge", tmp_path / "k.tnb", tmp_path / "k.tnb", "-o", tmp_path / "m.tnb")
     assert rc == 1 and err.startswith(f"textnb: error: {tmp_path / 'k.tnb'}: a text model of {kind} cannot be merged")
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+def test_lazy_help_says_lbr_and_hlbr_are_one_model_on_documents(tmp_path, capsys, command):
+    """Session 48's trial: ``--help`` promised two methods, but on documents ``--lazy lbr`` and
+    ``--lazy hlbr`` write the same file (LazyTextNB: its key-term candidates always come from
+    HLBR's training-time filter). The help now says so, and tables keep the two."""
+    from pathlib import Path
+
+    rc, out, _ = cli(command, "--help")
+    text = " ".join((out + capsys.readouterr().out).split())
+    assert rc == 0
+    assert "Tables: lbr (every attribute a candidate condition) or hlbr (candidates chosen at training time)" in text
+    assert "documents: lbr and hlbr are one model (the same file)" in text
+    if command == "evaluate":
+        return
+    corpus = _topic_corpus(tmp_path / "topics.tsv", n=120)
+    for method in ("lbr", "hlbr"):
+        assert cli("train", corpus, "--lazy", method, "-o", tmp_path / f"{method}.tnb")[0] == 0
+    assert (tmp_path / "lbr.tnb").read_bytes() == (tmp_path / "hlbr.tnb").read_bytes()
+    table = Path(__file__).resolve().parents[2] / "corpora" / "weather.nominal.arff"
+    if table.exists():
+        for method in ("lbr", "hlbr"):
+            assert cli("train", table, "--lazy", method, "-o", tmp_path / f"t{method}.tnb")[0] == 0
+        assert (tmp_path / "tlbr.tnb").read_bytes() != (tmp_path / "thlbr.tnb").read_bytes()

@@ -132,7 +132,7 @@ WRAPPED = [
     ["--select", "ig:300", "--model", "multinomial"],
     ["--select", "df:500", "--model", "complement", "--norm"],
     ["--weighting"],
-    ["--weighting", "--model", "bernoulli", "--min-df", "2"],
+    ["--weighting", "--model", "complement", "--min-df", "2"],  # (bernoulli: refused, it keeps presence)
     ["--select", "chi2:500", "--weighting", "--model", "complement"],
     ["--select", "ig:200", "--weighting", "--binary", "--ngram", "2"],
     ["--model", "auto"],

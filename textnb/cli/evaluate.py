@@ -32,9 +32,10 @@ def add_parser(sub):
                         f"its std")
     p.add_argument("-v", "--verbose", action="store_true", help="with --repeat: the accuracy of each repeat too")
     p.add_argument("--seed", type=seed, default=0, metavar="S",
-                   help=f"seed of the folds (with --repeat R: S, S+1, ...) and of the model's choices inside "
-                        f"training, as textnb train --seed S gives it (the default model's sample and folds), so "
-                        f"the report is of the model train makes with it (default 0; {seed.range})")
+                   help=f"seed of the folds (with --repeat R: S, S+1, ...) and of what training draws, as "
+                        f"textnb train --seed S gives it (the default model's sample and folds, the folds of "
+                        f"--model auto, --calibrate and --adjust-on cv), so the report is of the model train makes "
+                        f"with it (default 0; {seed.range})")
     p.add_argument("--test", metavar="PATH", help="a separate test corpus or table, or - for stdin")
     p.add_argument("--json", action="store_true", help="print one JSON object (the classes in the model's order: "
                    "an ARFF header's, else sorted; roc, for two classes with rows: the second of them positive)")

@@ -142,7 +142,8 @@ def add_model_options(p):
                         f"select multinomial; tables: {tables}")
     g.add_argument("--norm", action="store_true", help="complement: normalise the weights (Rennie et al.)")
     g.add_argument("--weighting", action="store_true",
-                   help="sublinear tf, idf and length normalisation (Rennie et al.) before the model")
+                   help="sublinear tf, idf and length normalisation (Rennie et al.) before the model "
+                        "(not bernoulli, which keeps only presence)")
     g.add_argument("--select", metavar="CRITERION:K", type=select_spec,
                    help=f"keep the K best terms by chi2, ig (information gain) or df, learned in each fit "
                         f"({select_spec.range})")
@@ -175,11 +176,16 @@ def add_model_options(p):
                    help=f"keep terms in at most this many (or this fraction of) documents ({df_value.range})")
     t.add_argument("--max-features", type=max_features,
                    help=f"keep the most frequent terms only ({max_features.range})")
-    t.add_argument("--binary", action="store_true", help="count each term once per document")
+    t.add_argument("--binary", action="store_true",
+                   help="count each term once per document (--model bernoulli keeps only presence anyway: there it "
+                        "changes only which terms --max-features keeps, ranked by document frequency)")
     p.add_argument("--jobs", type=jobs, default=-1,
                    help=f"worker processes (default -1: all cores; -k: all but k - 1; {jobs.range})")
     p.add_argument("--lazy", choices=["lbr", "hlbr"],
-                   help="lazy Bayesian rules (Zheng & Webb): lbr, or hlbr with candidates chosen at training time")
+                   help="lazy Bayesian rules (Zheng & Webb). Tables: lbr (every attribute a candidate condition) or "
+                        "hlbr (candidates chosen at training time); documents: lbr and hlbr are one model (the same "
+                        "file): LBR on key terms, its candidates chosen at training time by hlbr's filter (every term "
+                        "of a vocabulary would be too many)")
     adj = p.add_argument_group("APNBC class weights (Webb & Pazzani)")
     adj.add_argument("--adjust", action="store_true",
                      help="learn one weight per class (APNBC); not with --calibrate, --weighting or --select "

@@ -34,8 +34,9 @@ def add_parser(sub):
                         f"to start N local worker processes ({scheduler_address.range}); the model is the same as "
                         f"without. Text corpora only: a table is refused (it is read and fitted here)")
     p.add_argument("--seed", type=seed, default=0, metavar="S",
-                   help=f"seed of the default model's choices inside training (its sample and folds: "
-                        f"random_state) and of the folds of --adjust-on cv (default 0; {seed.range})")
+                   help=f"seed of what training draws (random_state): the default model's sample and folds, "
+                        f"the folds of --model auto, --calibrate and --adjust-on cv; the other models draw "
+                        f"nothing, so it changes none of them (default 0; {seed.range})")
     add_model_and_input_options(p)
     p.set_defaults(handler=run)
     return p

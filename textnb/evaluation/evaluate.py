@@ -339,12 +339,13 @@ def vectorize_all(texts, vectorizer, *, batch_size=2000):
     the (alphabetical) column order ``textnb train`` gives them, so that a fold's pruning
     and selection break ties as training does; ``vectorizer`` is a
     :class:`~textnb.text.vectorizer.Vectorizer` or a dict of its parameters
-    (:func:`textnb.text.tokenize.analyzer_from_params`)."""
+    (:func:`textnb.text.tokenize.fitting_analyzer`: the stop words checked as a
+    Vectorizer's fit checks them)."""
     import scipy.sparse as sp
 
-    from textnb.text.tokenize import TermKeys, analyzer_from_params, count_batch
+    from textnb.text.tokenize import TermKeys, count_batch, fitting_analyzer
 
-    analyzer = (analyzer_from_params(_vectorizer_params(vectorizer)) if isinstance(vectorizer, Mapping)
+    analyzer = (fitting_analyzer(_vectorizer_params(vectorizer)) if isinstance(vectorizer, Mapping)
                 else vectorizer.build_analyzer())
     vocab = TermKeys()
     blocks = [count_batch(texts[i:i + batch_size], analyzer, vocab, grow=True)

@@ -37,7 +37,7 @@ from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, _finite, check_ra
 from textnb.text.ascii_tokens import TermKeys
 from textnb.text.defaults import VECTORIZER_DEFAULTS
 from textnb.text.scorer import scorer_from_node
-from textnb.text.tokenize import analyzer_from_params, count_batch, encode_terms
+from textnb.text.tokenize import analyzer_from_params, count_batch, encode_terms, fitting_analyzer
 from textnb.text.training import (RowFoldCounts, check_vocabulary_params, finish_counts, fit_model, fold_vocabularies,
                                   learn_counts, takes_fold_counts_spec, vectorizer_prunes, with_choices)
 
@@ -118,7 +118,7 @@ def count(texts, vectorizer=None, *, folds=False):
     vec = {**VECTORIZER_DEFAULTS, **(vectorizer or {})}
     check_vocabulary_params(vec["min_df"], vec["max_df"], vec["max_features"])
     texts = list(texts)
-    analyzer = analyzer_from_params(vec)
+    analyzer = fitting_analyzer(vec)
     X, terms = learn_counts(texts, analyzer, min_df=vec["min_df"], max_df=vec["max_df"],
                             max_features=vec["max_features"], binary=vec["binary"])
     X = finish_counts(X, binary=vec["binary"], dtype=vec["dtype"])

@@ -299,6 +299,25 @@ def _count_params(opts):
     return _given(alpha=opts.alpha, m=opts.m_estimate, fit_prior=False if opts.uniform_prior else None)
 
 
+def _refuse_unused_count_options(opts, kind):
+    """Raise InputError, in one line, for an option the count model ``kind`` of documents
+    would leave unused (it was accepted and changed nothing but the parameters written in
+    the model file): ``--alpha`` beside ``--m`` (the m-estimate takes no additive
+    smoothing), ``--weighting`` with ``--model bernoulli`` (which keeps only whether a term
+    is present: sublinear tf, idf and length normalisation rescale positive counts, which
+    stay positive). The one check of ``textnb train``, ``evaluate`` and the multi-label
+    commands (:func:`streaming_model` and the estimators, :func:`_document_model`);
+    ``--lazy``, ``--model discriminative`` and ``auto`` refuse these in their own words."""
+    if opts.lazy or kind not in ("multinomial", "bernoulli", "complement"):
+        return
+    if opts.alpha is not None and opts.m_estimate is not None:
+        raise _unused(["--alpha"], {"--alpha": "additive smoothing"}, "--m (the m-estimate, which adds m "
+                      "background counts instead)")
+    if kind == "bernoulli" and opts.weighting:
+        raise InputError("--weighting does not go with --model bernoulli: it keeps only whether a term is present, "
+                         "which rescaling the counts (sublinear tf, idf, length normalisation) does not change")
+
+
 def floor_alpha(alpha):
     """``--alpha`` raised to 1e-10 (:data:`textnb.core.estimates.ALPHA_FLOOR`) when below
     it, with one DataWarning: the command line's rule (``textnb train``, ``spamfilter``; the
@@ -326,8 +345,9 @@ def _floored(params):
 
 
 def _seed(opts):
-    """``--seed`` as the default model's ``random_state`` (its sample and folds inside
-    training), None for 0, its default (the model file says nothing then)."""
+    """``--seed`` as the ``random_state`` of the models that draw inside training (the
+    default model's sample and folds, ``--model auto``'s folds, ``--calibrate``'s folds),
+    None for 0, their default (the model file is the one written without ``--seed``)."""
     return opts.seed or None
 
 
@@ -346,6 +366,7 @@ def streaming_model(opts, *, steps=False):
     with the ``--significance`` / ``--adjust-on`` / ``--seed`` that :func:`_wrap` gives
     the estimator."""
     kind = document_kind(opts)
+    _refuse_unused_count_options(opts, kind)
     if steps and opts.adjust and not opts.lazy:  # APNBC around the model below (as _wrap)
         inner = streaming_model(replace(opts, adjust=False, significance=None, adjust_on=None), steps=True)
         if inner is None or inner[2] or inner[1][0] == "CalibratedNB":
@@ -359,9 +380,11 @@ def streaming_model(opts, *, steps=False):
         inner = None if wrapped else streaming_model(replace(opts, calibrate=None), steps=True)
         if inner is None:
             return None
-        return inner[0], ("CalibratedNB", {"method": opts.calibrate, "estimator": inner[1]}), inner[2]
+        return inner[0], ("CalibratedNB", {"method": opts.calibrate, "estimator": inner[1],
+                                           **_given(random_state=_seed(opts))}), inner[2]
     if steps and kind == "auto" and not (wrapped or opts.select or opts.weighting or _count_params(opts)):
-        return vectorizer_params(opts), ("SmoothingCV", {"cv": _AUTO_FOLDS}), ()  # _document_model's
+        return vectorizer_params(opts), ("SmoothingCV", {"cv": _AUTO_FOLDS, **_given(random_state=_seed(opts))}), \
+            ()  # _document_model's
     if kind not in _STREAMING or wrapped:
         return None
     params = _floored(_count_params(opts))
@@ -487,6 +510,7 @@ def _document_model(opts, kind):
     from textnb.text.selection import SelectTerms
     from textnb.text.weighting import TermWeighting
 
+    _refuse_unused_count_options(opts, kind)
     params = _count_params(opts)
     if opts.norm and kind != "complement":
         raise InputError("--norm goes with --model complement")
@@ -502,7 +526,7 @@ def _document_model(opts, kind):
     elif kind == "auto":
         if params:
             raise InputError("--model auto chooses its own smoothing; drop --alpha / --m / --uniform-prior")
-        model = SmoothingCV(cv=_AUTO_FOLDS)
+        model = SmoothingCV(cv=_AUTO_FOLDS, **_given(random_state=_seed(opts)))
     elif kind == "complement":
         model = ComplementNB(**_floored(params), **({"norm": True} if opts.norm else {}))
     else:
@@ -520,7 +544,7 @@ def _document_model(opts, kind):
 
         model = Pipeline(steps + [("model", model)])
     if opts.calibrate:
-        model = CalibratedNB(model, method=opts.calibrate)
+        model = CalibratedNB(model, method=opts.calibrate, **_given(random_state=_seed(opts)))
     return model
 
 
@@ -677,7 +701,7 @@ def _table_model(opts, table, *, kernel):
         if opts.adjust:
             raise InputError(_ADJUST_NEEDS_JOINT)
         inner = make_table_model(replace(opts, calibrate=None), table, kernel=False)
-        return CalibratedNB(inner, method=opts.calibrate)
+        return CalibratedNB(inner, method=opts.calibrate, **_given(random_state=_seed(opts)))
     text = [a.name for a in table.attributes if a.is_text]
     if kind != "nb" or opts.lazy:  # models of value indices only: no text, no interval / distribution cells
         uncertain = [a.name for a in table.attributes if a.is_uncertain]
@@ -814,7 +838,17 @@ def modules_for(opts, *, table, multilabel=False):
     """The modules a training run with these options imports (so that a caller can
     import them before it starts a clock; a streamed count model, and the default
     multi-label model, need no scikit-learn). ``multilabel``: True or the multi-label
-    method (``"copy"``, ``"ovr"``) for a multi-label corpus."""
+    method (``"copy"``, ``"ovr"``) for a multi-label corpus. Options a document model
+    refuses (InputError) give the first modules only: the run refuses them once its input
+    is read, in the words of what it is read as (a CSV/TSV file without text columns is
+    found to be a table only then: ``--alpha`` beside ``--m`` is refused in a table's words)."""
+    try:
+        return _modules_for(opts, table=table, multilabel=multilabel)
+    except InputError:
+        return ["textnb.io.corpus", "textnb.core.model_io"]
+
+
+def _modules_for(opts, *, table, multilabel):
     names = ["textnb.io.corpus", "textnb.core.model_io"]
     kind = opts.model or ("nb" if table else None)
     if multilabel:  # True, or the multi-label method ("copy", "ovr")

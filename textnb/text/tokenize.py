@@ -27,7 +27,7 @@ from textnb.core.model_schema import MAX_NGRAM, pattern_problem
 from textnb.core.errors import InputError, ParameterError, short_repr
 
 __all__ = ["TOKEN_PATTERN", "ANALYZERS", "Analyzer", "Decoder", "Preprocessor", "accent_function", "char_ngrams",
-           "analyzer_from_params", "char_wb_ngrams", "decodes_bytes", "decodes_documents", "compile_token_pattern", "stop_word_set", "strip_accents_ascii", "strip_accents_unicode", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "text_parts", "StoredVocabulary", "decode_terms", "encode_terms", "growing_vocabulary",
+           "analyzer_from_params", "check_stop_words", "fitting_analyzer", "char_wb_ngrams", "decodes_bytes", "decodes_documents", "compile_token_pattern", "stop_word_set", "strip_accents_ascii", "strip_accents_unicode", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "text_parts", "StoredVocabulary", "decode_terms", "encode_terms", "growing_vocabulary",
            "regex_tokenize"]
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -311,6 +311,41 @@ class Analyzer:
 #: Vectorizer parameters that define how a document becomes terms (Analyzer's arguments)
 ANALYZER_PARAMS = ("lowercase", "token_pattern", "stop_words", "stemmer", "ngram_range", "analyzer",
                    "strip_accents", "preprocessor", "tokenizer", "input", "encoding", "decode_error")
+
+
+def check_stop_words(stop_words, preprocess, tokenize, *, stacklevel=2):
+    """Warn (a UserWarning, scikit-learn's words) when preprocessing and tokenizing the stop
+    words gives tokens that are not stop words: those are never removed (``Call`` with
+    ``lowercase=True``: documents give ``call``). The list is left as it is, as scikit-learn
+    leaves it. The one check of every fit that learns a vocabulary (the Vectorizer's
+    ``build_analyzer``, :func:`fitting_analyzer`). Returns True (consistent), False, or
+    ``"error"`` when the check could not run (a custom preprocessor or tokenizer that takes
+    other documents), as scikit-learn's ``_check_stop_words_consistency``."""
+    import warnings
+
+    try:
+        inconsistent = {token for w in stop_words or () for token in tokenize(preprocess(w))
+                        if token not in stop_words}
+    except Exception:  # a custom preprocessor or tokenizer that takes other documents
+        return "error"
+    if inconsistent:
+        warnings.warn("Your stop_words may be inconsistent with your preprocessing. Tokenizing the stop "
+                      f"words generated tokens {sorted(inconsistent)!r} not in stop_words.", UserWarning,
+                      stacklevel=stacklevel + 1)
+    return not inconsistent
+
+
+def fitting_analyzer(params):
+    """:func:`analyzer_from_params` for a fit that learns a vocabulary from documents: the
+    stop words checked first (:func:`check_stop_words`), as the Vectorizer's ``fit`` checks
+    them (the command line's trainer, ``textnb evaluate``'s folds and the multi-label trainer
+    build their analyzer from parameters, without a Vectorizer)."""
+    analyzer = analyzer_from_params(params)
+    if analyzer.kind == "word" and analyzer.stop_words:
+        check_stop_words(analyzer.stop_words, analyzer.preprocess,
+                         analyzer.tokenizer if analyzer.tokenizer is not None else analyzer.pattern.findall,
+                         stacklevel=2)
+    return analyzer
 
 
 def analyzer_from_params(params):

@@ -39,7 +39,8 @@ from textnb.naive_bayes.scoring import fit_classes
 from textnb.text.ascii_tokens import TermKeys, supports
 from textnb.text.counting import count_parts, count_shard, read_items, sized_items
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
-from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, decodes_bytes, encode_terms
+from textnb.text.tokenize import (Analyzer, analyzer_from_params, count_batch, decodes_bytes, encode_terms,  # noqa: F401
+                                  fitting_analyzer)  # (analyzer_from_params: imported from here by callers)
 
 __all__ = ["Accumulator", "FoldVocabularies", "PER_CLASS", "RowFoldCounts", "batches", "check_vocabulary_params", "count_documents", "default_pipeline", "default_vectorizer", "finish_counts",
            "fit_model", "fold_vocabularies", "takes_fold_counts_spec", "with_choices",
@@ -769,7 +770,7 @@ def count_labelled(X, y, vec_params, *, sample_weight=None, per_class="tf", n_jo
     if weights.shape != y.shape:
         raise ValueError(f"sample_weight has shape {weights.shape}; expected {y.shape}")
     max_bytes = TEXT_CLASSIFIER_DEFAULTS["max_bytes"] if max_bytes is None else max_bytes
-    acc = count_documents(X, y_index, weights, len(classes), analyzer_from_params(vec_params), per_class=per_class,
+    acc = count_documents(X, y_index, weights, len(classes), fitting_analyzer(vec_params), per_class=per_class,
                           n_jobs=n_jobs, batch_size=batch_size, max_bytes=max_bytes, progress=progress,
                           client=client, rows=rows, max_row_nnz=None if budget is None else budget(len(classes)),
                           binary=bool(vec_params["binary"]))

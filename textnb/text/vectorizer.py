@@ -36,6 +36,7 @@ from textnb.text.tokenize import (  # noqa: F401  (re-exported: the public home 
     Analyzer,
     Decoder,
     analyzer_from_params,
+    check_stop_words,
     Preprocessor,
     TermKeys,
     compile_token_pattern,
@@ -181,27 +182,14 @@ class Vectorizer(DeclaredTags, TransformerMixin, BaseEstimator, auto_wrap_output
 
     def _check_stop_words_consistency(self, stop_words, preprocess, tokenize):
         """Warn (once per stop list) when preprocessing and tokenizing the stop words
-        gives tokens that are not stop words: they would not be removed. Returns True
+        gives tokens that are not stop words: they would not be removed
+        (:func:`textnb.text.tokenize.check_stop_words`, the one check). Returns True
         (consistent), False, None (already checked) or "error" (the check could not run,
         e.g. a custom preprocessor), as scikit-learn's."""
         if id(self.stop_words) == getattr(self, "_stop_words_id", None):
             return None
-        try:
-            inconsistent = set()
-            for w in stop_words or ():
-                for token in tokenize(preprocess(w)):
-                    if token not in stop_words:
-                        inconsistent.add(token)
-            self._stop_words_id = id(self.stop_words)
-            if inconsistent:
-                warnings.warn(
-                    "Your stop_words may be inconsistent with your preprocessing. Tokenizing the stop "
-                    f"words generated tokens {sorted(inconsistent)!r} not in stop_words.", UserWarning,
-                    stacklevel=3)
-            return not inconsistent
-        except Exception:  # a custom preprocessor or tokenizer that takes other documents
-            self._stop_words_id = id(self.stop_words)
-            return "error"
+        self._stop_words_id = id(self.stop_words)
+        return check_stop_words(stop_words, preprocess, tokenize, stacklevel=3)
 
     def build_analyzer(self):
         """The document -> terms function these settings describe (a picklable
