@@ -580,8 +580,8 @@ def test_inspect_says_each_wrapper_and_step_with_its_own_settings_and_the_cut(tm
     corpus = tmp_path / "c.tsv"
     corpus.write_text("\n".join(rows) + "\n", encoding="utf-8")
     cases = {
-        "p": (["--model", "bernoulli", "--weighting", "--select", "ig:100"],
-              "model: SelectTerms(criterion='ig', k=100) then TermWeighting(", ") then BernoulliNB(alpha=1.0"),
+        "p": (["--model", "multinomial", "--weighting", "--select", "ig:100"],
+              "model: SelectTerms(criterion='ig', k=100) then TermWeighting(", ") then MultinomialNB(alpha=1.0"),
         "c": (["--model", "complement", "--calibrate", "sigmoid"],
               "model: CalibratedNB(cv=5, method='sigmoid'", ") around ComplementNB(alpha=1.0"),
         "j": (["--model", "multinomial", "--adjust", "--significance", "1", "--adjust-on", "cv"],
@@ -602,7 +602,7 @@ def test_inspect_says_each_wrapper_and_step_with_its_own_settings_and_the_cut(tm
     info = json.loads(out)
     assert [(w["kind"], w.get("step")) for w in info["wrappers"]] == [("SelectTerms", "select"),
                                                                      ("TermWeighting", "weighting")]
-    assert info["inner_model"]["kind"] == "BernoulliNB" and info["wrappers"][0]["params"] == {"criterion": "ig", "k": 100}
+    assert info["inner_model"]["kind"] == "MultinomialNB" and info["wrappers"][0]["params"] == {"criterion": "ig", "k": 100}
 
 
 def test_explanations_of_small_weights_keep_their_digits(tmp_path, sms_tsv):
