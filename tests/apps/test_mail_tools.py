@@ -201,6 +201,82 @@ def test_signal_during_passthrough_still_writes_the_message(corpus, sig, code, m
     assert out == first + rest
 
 
+def wait_writing_stdout(proc, limit=60.0):
+    """Wait (without asserting on time) until ``proc`` is blocked writing to its stdout
+    pipe (``write(1, ...)``: its /proc syscall line); gives up quietly after ``limit``."""
+    import time
+
+    end = time.monotonic() + limit
+    while time.monotonic() < end and proc.poll() is None:
+        try:
+            if Path(f"/proc/{proc.pid}/syscall").read_text().startswith("1 0x1 "):
+                return
+        except OSError:
+            return
+        time.sleep(0.02)
+
+
+@pytest.mark.skipif(not Path("/proc/self/syscall").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize("client", ["model", "socket"])
+@pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 3), (signal.SIGINT, 130)])
+def test_a_signal_while_the_message_is_written_leaves_it_whole(corpus, tmp_path, client, sig, code):
+    """Found by a user trial: a SIGTERM (or Ctrl-C, SIGHUP) while ``-p`` wrote a 4.8 MB
+    message to a reader slower than the pipe left 64 KiB of it: the write's exception lost
+    the count of what it had written, and the rest was never written. Each write is now
+    whole before a stop acts (``spamclient.write_whole``)."""
+    from textnb.apps.serve import Server
+
+    _, model = corpus
+    msg = b"From: a@b.example\nSubject: huge\n\n" + b"".join(b"line %07d padding padding padding\n" % i
+                                                             for i in range(60000))
+    args = ["-m", model, "-p"]
+    server = None
+    if client == "socket":  # (a short folder: AF_UNIX paths are short, pytest's tmp_path may not be)
+        sock = Path(tempfile.mkdtemp(prefix="tnbw")) / "s"
+        server = Server(model, socket_path=sock)
+        server.__enter__()
+        args = ["--socket", sock, "-p"]
+    try:
+        whole = subprocess.run(script(*args), input=msg, capture_output=True, env=env(), timeout=120)
+        assert whole.returncode in (0, 1, 2) and len(whole.stdout) > len(msg), whole.stderr
+        proc = subprocess.Popen(script(*args), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=env())
+        proc.stdin.write(msg)
+        proc.stdin.close()
+        wait_writing_stdout(proc)
+        proc.send_signal(sig)
+        out = proc.stdout.read()
+        err = proc.stderr.read()
+        proc.wait(timeout=120)
+    finally:
+        if server is not None:
+            server.__exit__(None, None, None)
+            shutil.rmtree(sock.parent, ignore_errors=True)
+    assert proc.returncode == code and err.count(b"\n") == 1, err
+    assert out == whole.stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("mount") is None, reason="mounts a small tmpfs (root)")
+def test_an_unbuffered_stdout_on_a_full_disk_is_an_error_not_a_cut_message(corpus, tmp_path):
+    """Found by a user trial: with ``PYTHONUNBUFFERED=1`` (containers, systemd units)
+    ``sys.stdout.buffer`` is a raw FileIO, whose ``write`` returns a short count on a disk
+    that fills up: ``-p`` wrote 4,096 of 63,001 bytes and exited with the verdict's status."""
+    _, model = corpus
+    small = tmp_path / "small"
+    small.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", str(small)]).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        (small / "fill").write_bytes(b"\0" * 12000)
+        msg = b"From: a@b\nSubject: big\n\n" + b"".join(b"line %d of the body text here\n" % i for i in range(2000))
+        with open(small / "out.eml", "wb") as out:
+            r = subprocess.run(script("-m", model, "-p"), input=msg, stdout=out, stderr=subprocess.PIPE,
+                               env={**env(), "PYTHONUNBUFFERED": "1"}, timeout=120)
+        assert r.returncode == 3 and r.stderr == b"spamfilter: stdout: No space left on device\n", r.stderr
+    finally:
+        subprocess.run(["umount", str(small)])
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", [[], ["--batch", "-"]])
 @pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 3)])

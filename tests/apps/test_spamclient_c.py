@@ -456,3 +456,28 @@ def test_fallback_strings_reach_the_program_intact(tmp_path):
         pytest.skip(str(exc).splitlines()[0])
     r = subprocess.run([str(exe), "--model", "m", "a b"], capture_output=True, timeout=60)
     assert r.stdout.decode() == f"[{odd}][--model][m][a b]"
+
+
+@pytest.mark.skipif(not Path("/proc/self/syscall").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 3), (signal.SIGINT, 130)])
+def test_a_signal_while_the_message_is_written_leaves_it_whole(spamfilter_c, spam_model, sock_dir, sig, code):
+    """The Python filter's twin (tests/apps/test_mail_tools.py): a stop while ``-p`` writes a
+    large message to a slow reader; the compiled client gave up the part of the verdict's
+    copy not yet written and went on with the rest of stdin (the message cut in its middle)."""
+    sock = sock_dir / "w"
+    msg = b"From: a@b.example\nSubject: huge\n\n" + b"".join(b"line %07d padding padding padding\n" % i
+                                                             for i in range(60000))
+    with Server(spam_model, socket_path=sock):
+        whole = subprocess.run([str(spamfilter_c), "--socket", str(sock), "-p"], input=msg, capture_output=True,
+                               env=env(), timeout=120)
+        assert whole.returncode in (0, 1, 2) and len(whole.stdout) > len(msg), whole.stderr
+        proc = subprocess.Popen([str(spamfilter_c), "--socket", str(sock), "-p"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env())
+        proc.stdin.write(msg)
+        proc.stdin.close()
+        _waiting_in(proc, "1 0x1 ")
+        proc.send_signal(sig)
+        out, err = proc.stdout.read(), proc.stderr.read()
+        proc.wait(timeout=120)
+    assert proc.returncode == code and err.count(b"\n") == 1, err
+    assert out == whole.stdout

@@ -6,7 +6,7 @@ import os  # (the same)
 import sys
 
 from textnb.apps.spamclient import (EXIT_INTERRUPTED, EXIT_ZERO_UNUSED, Terminated, asks_batch, client_main, copy_rest,
-                                    drain, read_head)
+                                    drain, read_head, write_whole)
 from textnb.cli.filterbase import add_version, full_library, parser_class, progress_bar, say, say_failure, warnings_as_lines
 from textnb.cli.streams import cell  # (textnb.cli.output re-exports it: no json/re import here)
 from textnb.core.errors import InputError
@@ -230,7 +230,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         v = sf.classify([head])[0]
         if passthrough:
             written = True  # from here on the message is (being) written: never twice
-            stdout.write(add_headers(head, v))
+            write_whole(stdout, add_headers(head, v))
             copy_rest(stdin, stdout)
             return 0 if args.exit_zero else EXIT_CODES[v.label]
         drain(stdin)  # the sender is not cut off
@@ -242,7 +242,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
     if passthrough:  # never lose the message: as it came, or the rest of the verdict's copy
         try:
             if not written:
-                stdout.write(head if head is not None else b"".join(parts))
+                write_whole(stdout, head if head is not None else b"".join(parts))
             copy_rest(stdin, stdout)
         except (OSError, ValueError, KeyboardInterrupt, Terminated):
             pass
@@ -292,7 +292,7 @@ def _unused_options(args, training, ops, model_exists=False):
 
 def _pass_unchanged(head, stdin, stdout):
     """``-p`` in a mode that does not classify: the message, unchanged, to stdout; exit 0."""
-    stdout.write(head)
+    write_whole(stdout, head)
     copy_rest(stdin, stdout)
     return 0
 

@@ -17,7 +17,7 @@ try:
 except ImportError:  # pragma: no cover - not CPython
     import signal
 
-__all__ = ["HeldSignals", "Terminated", "answers_once", "blocked_across_fork", "ignore_stop_signals",
+__all__ = ["HeldSignals", "Terminated", "answers_once", "blocked_across_fork", "stops_blocked", "ignore_stop_signals",
            "interrupt_once", "raise_lost_stop", "raise_swallowed_stops", "stop_behind", "stop_on_signals",
            "stops_unmasked", "terminate_once", "unblock_in_child"]
 
@@ -85,19 +85,13 @@ class HeldSignals:
             signal.raise_signal(signum)
 
 
-class blocked_across_fork:
-    """SIGINT, SIGTERM and SIGHUP blocked in this thread while it forks worker processes
-    (a context manager): the kernel keeps one that arrives pending, and it is delivered (its
-    handler runs) as the block ends, in the caller's code.
-
-    Without it a signal arriving during a fork can be lost: Python runs the handler in the
-    parent's after-fork callbacks (the ``logging`` module's lock release), whose exceptions
-    are printed and ignored, so a ``textnb`` told to stop (SIGTERM raises
-    :class:`textnb.apps.spamclient.Terminated`) went on and saved its model. The forked child
-    starts with the same block (a pending signal is the parent's only) and lifts it once its
-    handlers are its own (:func:`unblock_in_child`). Without ``pthread_sigmask``: nothing.
-    (A class, not ``contextlib``: the mail filter's fast path imports this module.)
-    """
+class stops_blocked:
+    """SIGINT, SIGTERM and SIGHUP blocked in this thread across a step (a context manager):
+    the kernel keeps one that arrives pending, and it is delivered (its handler runs) as the
+    block ends, in the caller's code, after the step. A write that must be whole (``-p``'s
+    copy of a message: :func:`textnb.apps.spamclient.write_whole`) and the forks of worker
+    processes (:class:`blocked_across_fork`). Without ``pthread_sigmask``: nothing. (A
+    class, not ``contextlib``: the mail filter's fast path imports this module.)"""
 
     def __enter__(self):
         self.old = None
@@ -109,6 +103,20 @@ class blocked_across_fork:
         if self.old is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, self.old)
         return False
+
+
+class blocked_across_fork(stops_blocked):
+    """SIGINT, SIGTERM and SIGHUP blocked in this thread while it forks worker processes
+    (a context manager): the kernel keeps one that arrives pending, and it is delivered (its
+    handler runs) as the block ends, in the caller's code.
+
+    Without it a signal arriving during a fork can be lost: Python runs the handler in the
+    parent's after-fork callbacks (the ``logging`` module's lock release), whose exceptions
+    are printed and ignored, so a ``textnb`` told to stop (SIGTERM raises
+    :class:`textnb.apps.spamclient.Terminated`) went on and saved its model. The forked child
+    starts with the same block (a pending signal is the parent's only) and lifts it once its
+    handlers are its own (:func:`unblock_in_child`). Without ``pthread_sigmask``: nothing.
+    """
 
 
 def unblock_in_child():
