@@ -518,6 +518,42 @@ def test_routes_copy_never_overwrite(topic_model, tmp_path):
     assert again == [str(out / "shop" / "a-2.txt")]
 
 
+def test_a_fresh_name_keeps_a_names_bytes_that_are_not_utf8(topic_model, tmp_path):
+    """Found by a user trial: ``caf\\xe9.txt`` routed a second time became ``caf-1.txt`` (the
+    stem's bytes that are not UTF-8 dropped); now ``caf\\xe9-1.txt``, and a stem cut to fit
+    255 bytes is still cut at whole characters."""
+    src, out = tmp_path / "in", tmp_path / "out"
+    src.mkdir()
+    name = os.fsdecode(b"caf\xe9.txt")
+    (src / name).write_text("cheap pills casino prize")
+    first = [apply_route(r) for r in plan_routes(topic_model, [src], out)]
+    second = [apply_route(r) for r in plan_routes(topic_model, [src], out)]
+    assert [os.fsencode(os.path.basename(p)) for p in first + second] == [b"caf\xe9.txt", b"caf\xe9-1.txt"]
+    from textnb.apps.filtering import _fresh_name
+
+    stem = "\u00e9" * 125  # 250 bytes: with '-1.txt' one character too long, cut whole (not half of one)
+    got = os.path.basename(_fresh_name(str(out), stem + ".txt", {str(out / (stem + ".txt"))}))
+    assert got == stem[:124] + "-1.txt" and len(got.encode()) == 254
+
+
+def test_a_label_folder_that_is_a_file_is_said_so(topic_model, tmp_path):
+    """Found by a user trial: OUT/<label> a file (or a link to nothing) gave 'cannot write
+    OUT/shop/a.txt (File exists)', of a name that is free."""
+    src, out = tmp_path / "in", tmp_path / "out"
+    src.mkdir()
+    out.mkdir()
+    (src / "a.txt").write_text("cheap pills casino prize")
+    (out / "shop").write_text("keep")
+    route = next(iter(plan_routes(topic_model, [src], out)))
+    with pytest.raises(InputError, match=r"cannot write .*a\.txt \(.*shop is a file, not a folder\)"):
+        apply_route(route)
+    (out / "shop").unlink()
+    (out / "shop").symlink_to(tmp_path / "nothing")
+    with pytest.raises(InputError, match=r"shop is a symbolic link to nothing, not a folder\)"):
+        apply_route(route)
+    assert (out / "shop").is_symlink() and not (tmp_path / "nothing").exists()
+
+
 def test_routes_threshold_and_move(topic_model, tmp_path):
     src = tmp_path / "in"
     src.mkdir()

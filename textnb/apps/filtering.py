@@ -30,6 +30,7 @@ command-line front ends used by ``scripts/spamfilter`` and ``scripts/topicfilter
 """
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import io
@@ -1085,9 +1086,14 @@ def _fresh_name(folder, name, taken):
         n += 1
         suffix = f"-{n}{ext}"
         # the stem shortened (whole characters) so that the name fits the 255-byte limit
-        room = _NAME_MAX - len(suffix.encode("utf-8", "surrogateescape"))
-        short = stem.encode("utf-8", "surrogateescape")[:max(room, 1)].decode("utf-8", "ignore") or "x"
-        candidate = f"{short}{suffix}"
+        room, size, kept = _NAME_MAX - len(suffix.encode("utf-8", "surrogateescape")), 0, []
+        for ch in stem:  # whole characters, a name's bytes that are not UTF-8 (\udc80-\udcff) kept as they are
+            # (found by a user trial: 'caf\xe9.txt' routed twice became 'caf-1.txt')
+            size += len(ch.encode("utf-8", "surrogateescape"))
+            if size > max(room, 1):
+                break
+            kept.append(ch)
+        candidate = f"{''.join(kept) or 'x'}{suffix}"
 
 
 #: bytes of a file name (Linux, macOS)
@@ -1354,8 +1360,12 @@ def _put(route, move, held):
         try:  # a label too long for a folder name, a read-only OUT: this document only
             os.makedirs(folder, exist_ok=True)
         except OSError as exc:
-            raise InputError(f"{route.source}: cannot write {_short(route.destination)} ({exc.strerror or exc})") \
-                from None
+            why = exc.strerror or exc
+            if exc.errno in (errno.EEXIST, errno.ENOTDIR) and not os.path.isdir(folder):  # (found by a user
+                # trial: 'File exists' of a name that is free, OUT/<label> being a file or a link to nothing)
+                why = f"{_short(folder)} is {'a symbolic link to nothing' if os.path.islink(folder) else 'a file'}, " \
+                      "not a folder"
+            raise InputError(f"{route.source}: cannot write {_short(route.destination)} ({why})") from None
         if move and route.path is not None and not os.path.islink(route.path):  # (a link: its target's bytes, below)
             try:
                 dest = _link_fresh(route.path, route.destination, folder)
