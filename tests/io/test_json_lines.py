@@ -269,3 +269,14 @@ def test_a_first_document_longer_than_the_sniffed_bytes_is_still_json_lines(tmp_
     assert len(out.splitlines()) == 400
     rc, out, err = cli("evaluate", "-" if name == "-" else path, "--cv", "2", "--model", "multinomial", stdin=stdin)
     assert rc == 0, err
+
+
+def test_a_table_in_json_lines_is_told_what_is_missing_and_how_to_read_it(tmp_path):
+    """Found by a user trial (README: "a table ... is not read from JSON: convert it to CSV
+    (the error gives the pandas line)"): a JSON Lines table with a ``label`` field was said
+    to be "without a label and a text field", and no pandas line was given."""
+    table = tmp_path / "tab.jsonl"
+    table.write_text('{"a": 1.5, "b": "x", "label": "yes"}\n{"a": 2.5, "b": "y", "label": "no"}\n')
+    for command in (("train", table, "-o", tmp_path / "m.tnb"), ("evaluate", table)):
+        _refused(command, f"{table}: JSON Lines without a text field (its fields are 'a', 'b', 'label')",
+                 "name it with --text-column", ".to_csv('data.csv', index=False)")

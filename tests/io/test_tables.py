@@ -427,3 +427,14 @@ def test_numbers_with_a_decimal_comma_in_a_semicolon_table_are_numeric(tmp_path)
     assert mixed.attributes[0].kind == "nominal"
     quoted = read_table(_file(tmp_path, "quoted.csv", 'weight,class\n"1,5",a\n"1,7",a\n"2,5",b\n"3,1",b\n'))
     assert quoted.attributes[0].kind == "nominal" and quoted.attributes[0].values == ["1,5", "1,7", "2,5", "3,1"]
+
+
+def test_a_decimal_comma_column_with_a_few_na_cells_is_said_nominal(tmp_path):
+    """Found by a user trial: in a file of semicolons a column of decimal-comma numbers with
+    one ``NA`` cell was nominal without a word, where the same column with decimal points is
+    said to be nominal in the warning of a column of numbers but for a few cells."""
+    path = tmp_path / "semi.csv"
+    path.write_text("a;b;c\n1,5;x;yes\n-0,25e3;y;no\n2;x;yes\n3,75;y;no\nNA;x;yes\n")
+    with pytest.warns(DataWarning, match=r"column 'a' is read as nominal.*1 of its 5 known cells is not a number \('NA'\)"):
+        table = read_table(path)
+    assert table.attributes[0].kind == "nominal"

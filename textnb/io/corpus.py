@@ -1166,10 +1166,14 @@ def _row_layout(path, head, delimiter, label_column, text_column, need_label, he
         skip = 1  # a header with a text column and no labels: prediction input
     elif json_lines:
         fields = f"its fields are {', '.join(map(repr, header))}"
-        how = ("name them with --label-column and --text-column" if need_label else
+        missing = "label and a text field" if need_label and li is None else "text field"  # (only what is missing:
+        # found by a user trial, 'without a label and a text field' of a file with a 'label' field)
+        how = (f"name {'them' if need_label and li is None else 'it'} with "
+               f"{'--label-column and ' if need_label and li is None else ''}--text-column" if need_label else
                f"a text field is one named {', '.join(_TEXT_NAMES)}")
-        raise InputError(f"{path}: JSON Lines without a {'label and a ' if need_label else ''}text field ({fields}): "
-                         f"{how}")
+        table = (f"; a table (attributes, no text) is read from CSV: convert it, e.g. pandas.read_json({path!r}, "
+                 "lines=True).to_csv('data.csv', index=False)") if need_label else ""
+        raise InputError(f"{path}: JSON Lines without a {missing} ({fields}): {how}{table}")
     elif li is None and ti is None and label_column is None and text_column is None and all(
         len(r) == 2 or (delimiter == "\t" and len(r) > 2) for _, r in (head if need_label else head[:1])
     ) and not (need_label and _same_columns(head)):

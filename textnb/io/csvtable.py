@@ -89,6 +89,14 @@ def _warn_if_numbers_but_a_few(path, name, col, looks, linenos):
 _DECIMAL_COMMA = re.compile(r"[+-]?[0-9]+(?:,[0-9]+)?(?:[eE][+-]?[0-9]+)?", re.ASCII)
 
 
+def _comma_number(cell, delimiter):
+    """Whether ``cell`` is a number with a decimal comma in a file of semicolons (what
+    :func:`decimal_comma_numbers` reads), for the warning of a column of numbers but for a
+    few cells (found by a user trial: a decimal-comma column with one ``NA`` was nominal
+    without a word)."""
+    return delimiter == ";" and _DECIMAL_COMMA.fullmatch(cell) is not None
+
+
 def decimal_comma_numbers(cells, delimiter):
     """The numbers of a column of cells written with a decimal comma, else None: the one rule
     of every table read from a CSV file (training and query files alike, inferred or forced
@@ -423,8 +431,9 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
             # "inf" / "nan" among numbers make a numeric column with a bad cell, not a nominal one
             looks = [x is not None or commas is not None or is_number(c) for x, c in zip(nums, col) if c not in MISSING]
             kind = "numeric" if all(looks) and any(x is not None for x in nums) else "nominal"
-            if kind == "nominal":
-                _warn_if_numbers_but_a_few(path, name, col, looks, linenos)
+            if kind == "nominal":  # (a decimal comma is a number too to the warning, not to the column's kind)
+                _warn_if_numbers_but_a_few(path, name, col, [ok or _comma_number(c, delimiter) for ok, c in
+                                                             zip(looks, (c for c in col if c not in MISSING))], linenos)
         if kind == "numeric":
             for i, (x, c) in enumerate(zip(nums, col)):
                 if c in MISSING:
