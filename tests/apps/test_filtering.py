@@ -1399,3 +1399,51 @@ def test_a_registration_killed_before_its_model_is_written_leaves_both_as_they_w
     assert update_model(model, unregister=[(SPAM, killed)]) == {"registered": 0, "unregistered": 1}
     seen, _, _, complete = read_journal(journal_path(model))
     assert seen == trained and complete
+
+
+def test_a_message_registered_from_its_file_is_found_as_an_mbox_saved_it(tmp_path, corpus):
+    """A user trial: a message registered from its file was 'never registered' when
+    unregistered from an mbox that held it alone (an mbox keeps a blank separator line after
+    its last message), or when it had no final newline (the mbox writer adds one), or had
+    CRLF line ends. The digest reads a message's end as one line end."""
+    import mailbox
+
+    model = tmp_path / "m.tnb"
+    train_model(model, [corpus / "spam"], [corpus / "ham.mbox"])
+    messages = {"alone": b"From: a@example.com\nSubject: alone\n\ncasino prize alone\n",
+                "nonl": b"From: b@example.com\nSubject: no newline\n\ncheap pills, no final newline",
+                "crlf": b"From: c@example.com\r\nSubject: crlf\r\n\r\nwinner offer crlf\r\n"}
+    other = b"From: d@example.com\nSubject: other\n\nmeeting agenda\n"
+    for name, data in {**messages, "other": other}.items():
+        (tmp_path / f"{name}.eml").write_bytes(data)
+    names = [*messages, "other"]
+    assert _filter(["-m", model, "--register-spam"] + [tmp_path / f"{n}.eml" for n in names]) == (0, "")
+    for name, held in (("alone", ["alone"]), ("both", ["nonl", "other"]), ("crlf", ["crlf"])):
+        box = mailbox.mbox(str(tmp_path / f"{name}.mbox"))
+        for n in held:
+            box.add(messages.get(n, other))
+        box.flush()
+        box.close()
+    assert (tmp_path / "alone.mbox").read_bytes().endswith(b"alone\n\n")  # (the mbox's separator line)
+    assert b"no final newline\n" in (tmp_path / "both.mbox").read_bytes()
+    for name in ("alone", "both", "crlf"):
+        assert _filter(["-m", model, "--unregister-spam", tmp_path / f"{name}.mbox"]) == (0, "")
+    from textnb.apps.filtering import journal_path, read_journal
+
+    assert len(read_journal(journal_path(model))[0]) == 60
+    code, err = _filter(["-m", model, "--unregister-spam", tmp_path / "alone.eml"])
+    assert code == 3 and "never registered" in err
+
+
+def test_a_journal_of_the_digests_before_session_48_still_finds_its_messages():
+    """A message without a final newline was listed, before the digest read a message's
+    end as one line end, by the digest of its text as it was: a journal written then still
+    finds it (digest_key, listed)."""
+    from textnb.apps.filtering import _mbox_digest, digest_key, listed, message_digest
+
+    msg = b"Subject: no newline\n\ncheap pills"
+    key = digest_key(msg)
+    assert message_digest(msg) == message_digest(msg + b"\n") == message_digest(msg + b"\r\n\r\n")
+    assert _mbox_digest(msg) != message_digest(msg) and _mbox_digest(msg) in key.split(" ")
+    assert listed({_mbox_digest(msg): "spam"}, key) == (_mbox_digest(msg), "spam")
+    assert listed({}, key) == (message_digest(msg), None)

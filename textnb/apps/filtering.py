@@ -949,14 +949,34 @@ def message_digest(data):
     (an mbox reader drops them: the message of a file that starts with one, and the same
     message read out of an mbox, are one), its body's quoted ``>From`` lines unquoted (an
     mbox writer's quoting, mboxo or mboxrd), its line ends as LF (as the mail reader ends
-    lines: CRLF, and a bare CR in a text of bare-CR lines). Found by a user trial: a message
-    registered from its mbox was 'never registered' when unregistered as its client saved it."""
-    text = _lf(_strip_from_line(remove_headers(data)))  # (one character per byte: the bytes, line ends as LF)
+    lines: CRLF, and a bare CR in a text of bare-CR lines), and its end one line end
+    however many it had (none: a file without a final newline, which an mbox writer ends;
+    two: the blank separator line an mbox keeps after its last message). Found by user
+    trials: a message registered from its mbox, or from its file, was 'never registered'
+    when unregistered as its client saved it. A journal written before lists the message
+    by :func:`_mbox_digest` or :func:`_earlier_digest` (:func:`digest_key`)."""
+    return _sha256(_message_text(data).rstrip("\r\n") + "\n")
+
+
+def _message_text(data):
+    """The text :func:`message_digest` hashes, its end as the message had it (one
+    character per byte: the bytes, line ends as LF)."""
+    text = _lf(_strip_from_line(remove_headers(data)))
     if ">" in text:
         import re
 
         text = re.sub(r"(?m)^>+(?=From )", "", text)
+    return text
+
+
+def _sha256(text):
     return hashlib.sha256(text.encode("latin-1")).hexdigest()
+
+
+def _mbox_digest(data):
+    """The journal's name of a raw message from 2026-12-07 to session 48
+    (:func:`message_digest` before it read the message's end as one line end)."""
+    return _sha256(_message_text(data))
 
 
 def _earlier_digest(data):
@@ -970,20 +990,23 @@ def _earlier_digest(data):
 
 
 def digest_key(data):
-    """:func:`message_digest` of ``data``, then, where it differs, the digest a journal
-    written before that rule lists the message by (:func:`_earlier_digest`), space separated:
-    what the readers hand :func:`listed` (a str: it crosses the helpers' pipes as one)."""
-    digest, earlier = message_digest(data), _earlier_digest(data)
-    return digest if digest == earlier else f"{digest} {earlier}"
+    """:func:`message_digest` of ``data``, then, where they differ, the digests a journal
+    written before that rule lists the message by (:func:`_mbox_digest`,
+    :func:`_earlier_digest`), space separated: what the readers hand :func:`listed` (a str:
+    it crosses the helpers' pipes as one)."""
+    digests = [message_digest(data), _mbox_digest(data), _earlier_digest(data)]
+    return " ".join(dict.fromkeys(digests))
 
 
 def listed(seen, key):
     """``(digest, label)``: the digest by which the journal ``seen`` (digest -> label) lists
-    the message of ``key`` (:func:`digest_key`), and its label; ``(its digest, None)`` for a
-    message it does not list."""
-    digest, _, earlier = key.partition(" ")
-    if earlier and digest not in seen and earlier in seen:
-        return earlier, seen[earlier]
+    the message of ``key`` (:func:`digest_key`: the first digest listed of its digests), and
+    its label; ``(its digest, None)`` for a message it does not list."""
+    digest, *earlier = key.split(" ")
+    if digest not in seen:
+        for other in earlier:
+            if other in seen:
+                return other, seen[other]
     return digest, seen.get(digest)
 
 
