@@ -1299,3 +1299,187 @@ def test_a_replaced_model_and_journal_keep_their_owner(corpus, tmp_path):
     for p in (model, journal):
         st = os.stat(p)
         assert (st.st_uid, st.st_gid, st.st_mode & 0o777) == (65534, 65534, 0o600), p
+
+
+# -- the model and its journal change together (session 48) ------------------------------
+def _filter(argv, stdin=b""):
+    """``spamfilter ARGV``: (exit status, standard error)."""
+    from textnb.cli.mailfilters import filter_main
+
+    err = io.StringIO()
+    code = filter_main([str(a) for a in argv], stdin=io.BytesIO(stdin), stdout=io.BytesIO(), stderr=err)
+    return code, err.getvalue()
+
+
+def _trained(tmp_path, corpus):
+    """A model trained on ``corpus`` (60 messages) in ``tmp_path``: (model, journal, model bytes, journal bytes)."""
+    model, journal = tmp_path / "m.tnb", tmp_path / "m.tnb.learned"
+    train_model(model, [corpus / "spam"], [corpus / "ham.mbox"])
+    return model, journal, model.read_bytes(), journal.read_bytes()
+
+
+def test_training_refuses_a_journal_that_is_a_fifo_before_the_model_changes(tmp_path, corpus):
+    """A user trial: ``--train-*`` with ``MODEL.learned`` a FIFO said ``... is a FIFO, not a
+    regular file; refusing to write over it``, exit 3, but the model had been replaced. The
+    journal is checked before the model changes: refused, the model as it was."""
+    model, journal, before, _ = _trained(tmp_path, corpus)
+    journal.unlink()
+    os.mkfifo(journal)
+    code, err = _filter(["-m", model, "--train-spam", corpus / "spam", "--train-ham", corpus / "spam"])
+    assert code == 3 and "m.tnb.learned" in err and "not a regular file" in err, err
+    assert model.read_bytes() == before and os.path.exists(journal) and not journal.is_file()
+    assert sorted(os.listdir(tmp_path)) == ["m.tnb", "m.tnb.learned", "m.tnb.learned.lock", "m.tnb.lock"]
+
+
+def test_training_on_a_full_disk_leaves_the_model_and_its_journal_as_they_were(tmp_path, corpus, monkeypatch):
+    """A user trial: a full disk while ``--train-*`` wrote the journal said ``No space left
+    on device``, exit 3, yet the new model was in place with no journal. The journal's
+    temporary file is written before the model is replaced: a failure to write it changes
+    neither file."""
+    import errno
+
+    model, journal, before, listing = _trained(tmp_path, corpus)
+    real_fsync = os.fsync
+
+    def full_for_the_journal(fd):
+        if ".learned" in os.readlink(f"/proc/self/fd/{fd}"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", full_for_the_journal)
+    with pytest.raises(OSError) as exc:  # (the classes swapped: another model)
+        train_model(model, [corpus / "ham.mbox"], [corpus / "spam"])
+    assert exc.value.errno == errno.ENOSPC and exc.value.filename == str(journal)
+    assert model.read_bytes() == before and journal.read_bytes() == listing
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".part")]
+
+
+def test_training_never_writes_through_a_journal_that_is_a_symbolic_link(tmp_path, corpus):
+    """A user trial: ``MODEL.learned`` a symbolic link to a precious file, ``--train-*``
+    exited 0 and overwrote that file with the journal (registering refused the link). Training
+    refuses it as registering does, before the model changes."""
+    model, journal, before, _ = _trained(tmp_path, corpus)
+    precious = tmp_path / "p.txt"
+    precious.write_bytes(b"precious\n")
+    journal.unlink()
+    journal.symlink_to("p.txt")
+    code, err = _filter(["-m", model, "--train-spam", corpus / "spam", "--train-ham", corpus / "spam"])
+    assert code == 3 and "m.tnb.learned" in err and "a symbolic link, not followed" in err, err
+    assert precious.read_bytes() == b"precious\n" and journal.is_symlink() and model.read_bytes() == before
+
+
+_CRASH = """
+import os, sys
+sys.path.insert(0, {root!r})
+from textnb.apps.filtering import update_model
+model, when = os.path.realpath({model!r}), {when!r}
+real = os.replace
+def replace(src, dst, *args, **kwargs):
+    if os.fspath(dst) == model and when == "before":
+        os._exit(137)
+    real(src, dst, *args, **kwargs)
+    if os.fspath(dst) == model:
+        os._exit(137)
+os.replace = replace
+update_model({model!r}, register=[("spam", {message!r})])
+"""
+
+
+def _killed_registration(model, message, when):
+    """Register ``message`` into ``model`` in a process that dies (status 137, as by SIGKILL)
+    right ``when`` ("before", "after") its new model file replaces the model."""
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(textnb.__file__))
+    code = _CRASH.format(root=root, model=str(model), when=when, message=message)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True).returncode
+
+
+def test_a_registration_killed_after_its_model_is_written_loses_nothing_of_the_journal(tmp_path, corpus):
+    """A user trial: a registration killed (SIGKILL) just after its model file replaced the
+    model made the next registration start the journal anew, as for a file copied over the
+    model: the listing of the trained messages and its completeness were lost. An update
+    notes its lines, naming the new model file, before that file replaces the model: the
+    journal lists the killed registration's message too, and stays complete."""
+    from textnb.apps.filtering import journal_path, message_digest, read_journal
+
+    model, journal, _, _ = _trained(tmp_path, corpus)
+    trained, _, _, complete = read_journal(journal_path(model))
+    assert len(trained) == 60 and complete
+    killed, after = b"Subject: killed\n\ncasino prize killed\n", b"Subject: after\n\nagenda budget after\n"
+    assert _killed_registration(model, killed, "after") == 137
+    assert update_model(model, register=[(HAM, after)]) == {"registered": 1, "unregistered": 0}
+    seen, _, identity, complete = read_journal(journal_path(model))
+    assert complete and seen == {**trained, message_digest(killed): SPAM, message_digest(after): HAM}
+    assert update_model(model, unregister=[(SPAM, killed)]) == {"registered": 0, "unregistered": 1}
+    assert read_journal(journal_path(model))[3]
+
+
+def test_a_registration_killed_before_its_model_is_written_leaves_both_as_they_were(tmp_path, corpus):
+    """The other side of the crash: a registration killed just before its new model file
+    replaced the model (its journal lines written) leaves the model as it was, and its
+    journal reads as it was: the message it was registering is not listed (never
+    registered), the trained ones are, and the journal is still complete."""
+    from textnb.apps.filtering import journal_path, model_identity, read_journal
+
+    model, journal, before, _ = _trained(tmp_path, corpus)
+    trained, _, identity, _ = read_journal(journal_path(model))
+    killed = b"Subject: killed\n\ncasino prize killed\n"
+    assert _killed_registration(model, killed, "before") == 137
+    assert model.read_bytes() == before and identity == model_identity(model)
+    assert read_journal(journal_path(model), model_identity(model)) == (trained, 63, identity, True)
+    with pytest.raises(InputError, match="never registered"):
+        update_model(model, unregister=[(SPAM, killed)])
+    assert update_model(model, register=[(SPAM, killed)]) == {"registered": 1, "unregistered": 0}
+    assert update_model(model, unregister=[(SPAM, killed)]) == {"registered": 0, "unregistered": 1}
+    seen, _, _, complete = read_journal(journal_path(model))
+    assert seen == trained and complete
+
+
+def test_a_message_registered_from_its_file_is_found_as_an_mbox_saved_it(tmp_path, corpus):
+    """A user trial: a message registered from its file was 'never registered' when
+    unregistered from an mbox that held it alone (an mbox keeps a blank separator line after
+    its last message), or when it had no final newline (the mbox writer adds one), or had
+    CRLF line ends. The digest reads a message's end as one line end."""
+    import mailbox
+
+    model = tmp_path / "m.tnb"
+    train_model(model, [corpus / "spam"], [corpus / "ham.mbox"])
+    messages = {"alone": b"From: a@example.com\nSubject: alone\n\ncasino prize alone\n",
+                "nonl": b"From: b@example.com\nSubject: no newline\n\ncheap pills, no final newline",
+                "crlf": b"From: c@example.com\r\nSubject: crlf\r\n\r\nwinner offer crlf\r\n"}
+    other = b"From: d@example.com\nSubject: other\n\nmeeting agenda\n"
+    for name, data in {**messages, "other": other}.items():
+        (tmp_path / f"{name}.eml").write_bytes(data)
+    names = [*messages, "other"]
+    assert _filter(["-m", model, "--register-spam"] + [tmp_path / f"{n}.eml" for n in names]) == (0, "")
+    for name, held in (("alone", ["alone"]), ("both", ["nonl", "other"]), ("crlf", ["crlf"])):
+        box = mailbox.mbox(str(tmp_path / f"{name}.mbox"))
+        for n in held:
+            box.add(messages.get(n, other))
+        box.flush()
+        box.close()
+    assert (tmp_path / "alone.mbox").read_bytes().endswith(b"alone\n\n")  # (the mbox's separator line)
+    assert b"no final newline\n" in (tmp_path / "both.mbox").read_bytes()
+    for name in ("alone", "both", "crlf"):
+        assert _filter(["-m", model, "--unregister-spam", tmp_path / f"{name}.mbox"]) == (0, "")
+    from textnb.apps.filtering import journal_path, read_journal
+
+    assert len(read_journal(journal_path(model))[0]) == 60
+    code, err = _filter(["-m", model, "--unregister-spam", tmp_path / "alone.eml"])
+    assert code == 3 and "never registered" in err
+
+
+def test_a_journal_of_the_digests_before_session_48_still_finds_its_messages():
+    """A message without a final newline was listed, before the digest read a message's
+    end as one line end, by the digest of its text as it was: a journal written then still
+    finds it (digest_key, listed)."""
+    from textnb.apps.filtering import _mbox_digest, digest_key, listed, message_digest
+
+    msg = b"Subject: no newline\n\ncheap pills"
+    key = digest_key(msg)
+    assert message_digest(msg) == message_digest(msg + b"\n") == message_digest(msg + b"\r\n\r\n")
+    assert _mbox_digest(msg) != message_digest(msg) and _mbox_digest(msg) in key.split(" ")
+    assert listed({_mbox_digest(msg): "spam"}, key) == (_mbox_digest(msg), "spam")
+    assert listed({}, key) == (message_digest(msg), None)

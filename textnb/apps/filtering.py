@@ -48,8 +48,8 @@ import numpy as np
 
 from textnb.core.errors import InputError, ModelFileError, check_input, input_name, missing_reason
 from textnb.core.labels import label_names
-from textnb.core.model_io import (atomic_write, cannot_write_in, load, model_class, new_file_mode, output_target,
-                                  refuse_folder, refuse_input_as_output, save)
+from textnb.core.model_io import (atomic_write, before_replace, cannot_write_in, load, model_class, new_file_mode,
+                                  output_target, refuse_folder, refuse_input_as_output, save, staged_write)
 from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
 from textnb.io import mail
@@ -688,20 +688,22 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
         if progress is not None:
             progress(len(learnt))
     with _locked(model_path, start=True) as journal:
+        # the journal starts anew with the model: what it was trained on, once each (with a
+        # message given twice, the model's counts are not one per message: no journal then);
+        # checked as a registration checks it (no link followed, a regular file) before the
+        # model changes, its temporary file written before the model's replace
+        _save_with_journal(partial(_save_model, model, model_path), journal,
+                           lambda: (learned, True) if sum(counts.values()) == len(learned) else None)
+    return {SPAM: counts[SPAM], HAM: counts[HAM]}
+
+
+def _save_model(model, model_path, hook=None):
+    """Save ``model`` to ``model_path`` (``hook``: :func:`textnb.core.model_io.before_replace`'s)."""
+    with before_replace(model_path, hook) if hook is not None else contextlib.nullcontext():
         if hasattr(model, "save"):  # an estimator (its own checks: a storable cv, a fitted scorer)
             model.save(model_path)
         else:  # the tree of a model fitted at once (_fitted_at_once)
             save(model, model_path)
-        # the journal starts anew with the model: what it was trained on, once each (with a
-        # message given twice, the model's counts are not one per message: no journal then)
-        try:
-            if sum(counts.values()) == len(learned):
-                write_journal(journal, learned, model_identity(model_path), complete=True)
-            else:
-                os.unlink(journal)
-        except FileNotFoundError:
-            pass
-    return {SPAM: counts[SPAM], HAM: counts[HAM]}
 
 
 @contextlib.contextmanager
@@ -729,7 +731,7 @@ def journal_path(model_path):
 
 
 def update_model(model_path, *, register=(), unregister=(), create=True, kind=DEFAULT_KIND,
-                 alpha=None, max_bytes=mail.DEFAULT_MAX_BYTES, n_jobs=None, journal=True, on_warning=None):
+                 alpha=None, max_bytes=mail.DEFAULT_MAX_BYTES, n_jobs=None, journal=True, on_warning=None, hook=None):
     """Register / unregister messages in a model file, under the lock, atomically.
 
     Parameters
@@ -756,7 +758,16 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
         so the daemon knows the model was learned into, not replaced, and its TELL finds
         what ``--register-*`` / ``--unregister-*`` did; a journal of another model file (one
         copied or moved over the model) starts anew, as TELL starts it. False: the caller
-        (TELL) holds that lock and records the change.
+        (TELL) holds that lock and records the change (``hook``: called with the new model
+        file's ``os.stat`` before it replaces the model, :func:`textnb.core.model_io.before_replace`,
+        so the change is recorded first and a crash between the two loses nothing).
+
+        The journal's lines of an update are appended before the new model file replaces
+        the model, naming that file (:func:`read_journal` reads a journal whose model file
+        never replaced the model without them), and a new journal (of a new model) is
+        written to its temporary file before the model is replaced: a crash or failure
+        between the writes never leaves a journal that lists what the model does not
+        count, nor loses what it listed.
 
     Returns
     -------
@@ -783,32 +794,32 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
         # ledger: digest -> label of every message the model counts, when its journal lists them
         if journal_file is None:
             return _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs,
-                                  on_warning=on_warning)
+                                  on_warning=on_warning, hook=hook)
         if new and not os.path.lexists(model_path):  # (still: not made by another meanwhile)
-            ledger, changes = {}, []
-            counts = _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs,
-                                    ledger, changes, on_warning=on_warning)
-            write_journal(journal_file, ledger, model_identity(model_path), complete=None not in changes)
-            return counts
+            ledger, changes, counts = {}, [], []
+
+            def save_model(hook):
+                counts.append(_update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes,
+                                             n_jobs, ledger, changes, on_warning=on_warning, hook=hook))
+
+            _save_with_journal(save_model, journal_file, lambda: (ledger, None not in changes))
+            return counts[0]
         started = not os.path.lexists(journal_file)
         fd = open_journal(journal_file)  # (before the model changes: a journal it cannot write stops it)
         try:
-            seen, lines, identity, complete = read_journal(journal_file)
-            replaced = identity is not None and identity != model_identity(model_path)
-            if replaced:  # a file copied or moved over the model: the journal listed another's (as TELL reads it)
-                seen, complete = {}, False
-            complete = complete and identity is not None
-            changes = []
+            fd, seen, lines, complete = _journal_for_update(fd, journal_file, model_path)
+            changes, noted = [], []
+
+            def note(st):  # the new model file complete, before it replaces the model: its lines appended
+                lost = complete and None in changes  # (a message counted twice: no longer complete)
+                noted.append((model_identity(None, st), lost))
+                append_journal_line(fd, _journal_lines([c for c in changes if c is not None], noted[0][0], lost))
+
             counts = _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs,
-                                    seen, changes, checked=complete, on_warning=on_warning)
-            now = model_identity(model_path)
-            if replaced or (complete and None in changes):  # (a message counted twice: no longer complete)
-                write_journal(journal_file, seen, now)
-            elif changes:
-                note_in_journal(fd, journal_file, seen, lines, [c for c in changes if c is not None], now,
-                                complete=complete)
-            else:
-                append_journal_line(fd, f"@ {now}")
+                                    seen, changes, checked=complete, on_warning=on_warning, hook=note)
+            now, lost = noted[0]
+            if lost or _to_compact(lines, [c for c in changes if c is not None], seen):  # (the lines noted: a crash here loses nothing)
+                write_journal(journal_file, seen, now, complete=complete and not lost)
         except BaseException:
             if started and not os.fstat(fd).st_size:  # (nothing recorded: no journal left where there was none)
                 os.unlink(journal_file)
@@ -816,6 +827,27 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
         finally:
             os.close(fd)
         return counts
+
+
+def _journal_for_update(fd, path, model_path):
+    """``(fd, digest -> label, lines, complete)`` of the journal at ``path``, open as ``fd``,
+    for an update of the model at ``model_path`` (its locks held): a journal of another
+    model file (one copied or moved over the model, as TELL reads it) starts anew, and one
+    whose last lines name a model file that never replaced the model (a crash between the
+    two: :func:`read_journal`) is rewritten without them, before the model changes (the
+    journal then names the model as it is, and ``fd`` is the rewritten one's)."""
+    now = model_identity(model_path)
+    seen, lines, identity, complete, undone = _journal_state(path, now)
+    replaced = identity is not None and identity != now
+    if replaced:
+        seen, complete = {}, False
+    complete = complete and identity is not None
+    if replaced or undone:
+        write_journal(path, seen, now, complete=complete)
+        os.close(fd)
+        fd = open_journal(path)
+        lines = len(seen) + 1 + complete
+    return fd, seen, lines, complete
 
 
 def _ledgered(items, ledger, method, journal, changes, checked=True):
@@ -855,8 +887,9 @@ def _ledgered(items, ledger, method, journal, changes, checked=True):
 
 
 def _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs, ledger=None,
-                   changes=None, checked=True, on_warning=None):
-    """:func:`update_model`'s work, its locks held (``ledger``, ``checked``: :func:`_ledgered`'s)."""
+                   changes=None, checked=True, on_warning=None, hook=None):
+    """:func:`update_model`'s work, its locks held (``ledger``, ``checked``: :func:`_ledgered`'s;
+    ``hook``: called before the model file is replaced, :func:`textnb.core.model_io.before_replace`)."""
     if os.path.exists(model_path):
         model = load(model_path)
         _check_spam_model(model, os.fspath(model_path))
@@ -871,7 +904,7 @@ def _update_locked(model_path, register, unregister, first, create, kind, alpha,
                                        "learn", journal, changes, checked), "partial_fit")
     if not (n_learnt or n_forgot):  # (a new model with nothing learnt would not save)
         raise InputError("no messages found to register")
-    model.save(model_path)
+    _save_model(model, model_path, hook)
     return {"registered": n_learnt, "unregistered": n_forgot}
 
 
@@ -917,14 +950,34 @@ def message_digest(data):
     (an mbox reader drops them: the message of a file that starts with one, and the same
     message read out of an mbox, are one), its body's quoted ``>From`` lines unquoted (an
     mbox writer's quoting, mboxo or mboxrd), its line ends as LF (as the mail reader ends
-    lines: CRLF, and a bare CR in a text of bare-CR lines). Found by a user trial: a message
-    registered from its mbox was 'never registered' when unregistered as its client saved it."""
-    text = _lf(_strip_from_line(remove_headers(data)))  # (one character per byte: the bytes, line ends as LF)
+    lines: CRLF, and a bare CR in a text of bare-CR lines), and its end one line end
+    however many it had (none: a file without a final newline, which an mbox writer ends;
+    two: the blank separator line an mbox keeps after its last message). Found by user
+    trials: a message registered from its mbox, or from its file, was 'never registered'
+    when unregistered as its client saved it. A journal written before lists the message
+    by :func:`_mbox_digest` or :func:`_earlier_digest` (:func:`digest_key`)."""
+    return _sha256(_message_text(data).rstrip("\r\n") + "\n")
+
+
+def _message_text(data):
+    """The text :func:`message_digest` hashes, its end as the message had it (one
+    character per byte: the bytes, line ends as LF)."""
+    text = _lf(_strip_from_line(remove_headers(data)))
     if ">" in text:
         import re
 
         text = re.sub(r"(?m)^>+(?=From )", "", text)
+    return text
+
+
+def _sha256(text):
     return hashlib.sha256(text.encode("latin-1")).hexdigest()
+
+
+def _mbox_digest(data):
+    """The journal's name of a raw message from 2026-12-07 to session 48
+    (:func:`message_digest` before it read the message's end as one line end)."""
+    return _sha256(_message_text(data))
 
 
 def _earlier_digest(data):
@@ -938,20 +991,23 @@ def _earlier_digest(data):
 
 
 def digest_key(data):
-    """:func:`message_digest` of ``data``, then, where it differs, the digest a journal
-    written before that rule lists the message by (:func:`_earlier_digest`), space separated:
-    what the readers hand :func:`listed` (a str: it crosses the helpers' pipes as one)."""
-    digest, earlier = message_digest(data), _earlier_digest(data)
-    return digest if digest == earlier else f"{digest} {earlier}"
+    """:func:`message_digest` of ``data``, then, where they differ, the digests a journal
+    written before that rule lists the message by (:func:`_mbox_digest`,
+    :func:`_earlier_digest`), space separated: what the readers hand :func:`listed` (a str:
+    it crosses the helpers' pipes as one)."""
+    digests = [message_digest(data), _mbox_digest(data), _earlier_digest(data)]
+    return " ".join(dict.fromkeys(digests))
 
 
 def listed(seen, key):
     """``(digest, label)``: the digest by which the journal ``seen`` (digest -> label) lists
-    the message of ``key`` (:func:`digest_key`), and its label; ``(its digest, None)`` for a
-    message it does not list."""
-    digest, _, earlier = key.partition(" ")
-    if earlier and digest not in seen and earlier in seen:
-        return earlier, seen[earlier]
+    the message of ``key`` (:func:`digest_key`: the first digest listed of its digests), and
+    its label; ``(its digest, None)`` for a message it does not list."""
+    digest, *earlier = key.split(" ")
+    if digest not in seen:
+        for other in earlier:
+            if other in seen:
+                return other, seen[other]
     return digest, seen.get(digest)
 
 
@@ -962,56 +1018,98 @@ JOURNAL_SLACK = 1024
 #: A journal's line saying it lists every message its model counts, once each (it began
 #: with the model: :func:`train_model`, or a registration that made the model file).
 _JOURNAL_ALL = "* all"
+#: A journal's line saying that from there on it no longer lists every message (an update
+#: counted a message twice), written with that update's lines before its model is replaced.
+_JOURNAL_SOME = "* some"
 
 
-def read_journal(path):
+def read_journal(path, model_id=None):
     """``(digest -> class, number of lines, model identity, complete)`` of the journal at
     ``path``: one line per message learned, ``<sha256> spam|ham <identity>``, and forgotten,
     ``<sha256> - <identity>``, the last line of a digest winning; the last identity read
     (of such a line, or of an ``@ <identity>`` line that ``spamfilter --register-*`` into a
     model whose journal is not complete, or a rewrite, writes) is the model file the
     journal was last learned into (:func:`model_identity`; None in a journal without
-    one); ``complete``: whether it has the :data:`_JOURNAL_ALL` line (it lists every message
-    the model counts: :func:`update_model` then refuses to forget a message it does not
-    list). A line that is not of that form (a write cut short by a crash) is skipped."""
+    one); ``complete``: whether it has the :data:`_JOURNAL_ALL` line and no
+    :data:`_JOURNAL_SOME` line after it (it lists every message the model counts:
+    :func:`update_model` then refuses to forget a message it does not list). A line that
+    is not of that form (a write cut short by a crash) is skipped.
+
+    An update appends its lines, naming the new model file, before that file replaces the
+    model (:func:`textnb.core.model_io.before_replace`), so a crash between the two leaves
+    a journal that names it: with ``model_id``, the identity of the model file there now,
+    a journal whose last lines name another file while the lines before them name this
+    one is read without those last lines (the update whose model was never written) and
+    names ``model_id``. :func:`_journal_state` also tells whether that was so.
+    """
+    return _journal_state(path, model_id)[:4]
+
+
+def _journal_state(path, model_id=None):
+    """:func:`read_journal`'s tuple and whether its last lines were dropped (an update
+    whose model file never replaced the model ``model_id``: the journal is to be rewritten
+    before anything is appended to it)."""
     seen, lines, identity, complete = {}, 0, None, False
+    before, undo, complete_before = None, {}, False  # (the last run of lines naming `identity`)
     try:
         fd = open_regular(path, os.O_RDONLY, follow=False)
     except FileNotFoundError:
-        return seen, lines, identity, complete
+        return seen, lines, identity, complete, False
+
+    def name(new):
+        nonlocal identity, before, undo, complete_before
+        if new != identity:
+            before, undo, complete_before, identity = identity, {}, complete, new
+
     with os.fdopen(fd, "rb") as f:
         for line in f:
             lines += 1
             text = line.decode("ascii", "replace").strip()
-            if text == _JOURNAL_ALL:
-                complete = True
+            if text in (_JOURNAL_ALL, _JOURNAL_SOME):
+                complete = text == _JOURNAL_ALL
                 continue
             digest, label, *rest = text.split() + ["", ""]
             if digest == "@":
-                identity = label
+                name(label)
                 continue
             if len(digest) != 64:
                 continue
             if rest[0]:
-                identity = rest[0]
+                name(rest[0])
+            if label in ("spam", "ham", "-"):
+                undo.setdefault(digest, seen.get(digest))
             if label in ("spam", "ham"):
                 seen[digest] = label
             elif label == "-":
                 seen.pop(digest, None)
-    return seen, lines, identity, complete
+    undone = model_id is not None and identity not in (None, model_id) and before == model_id
+    if undone:  # (the last update's lines: its model file never replaced this one)
+        for digest, label in undo.items():
+            if label is None:
+                seen.pop(digest, None)
+            else:
+                seen[digest] = label
+        identity, complete = before, complete_before
+    return seen, lines, identity, complete, undone
 
 
 def write_journal(path, seen, identity, complete=False, mode=None):
     """Replace the journal at ``path`` by one line per message in ``seen``, the model's
     ``identity`` and, when ``complete``, the :data:`_JOURNAL_ALL` line (the caller holds its
     lock, and a journal that is there has been opened with :func:`open_journal`, so it is a
-    regular file). Written as a model file is (:func:`textnb.core.model_io.atomic_write`):
-    atomically, its mode ``mode``, else the replaced journal's, else ``0666 & ~umask``, its
-    owner kept, an error naming it (it was 0644 whatever the umask, a ``chmod 600`` undone,
-    and a full disk said ``stdout: No space left on device``)."""
+    regular file; a symbolic link is refused, never followed). Written as a model file is
+    (:func:`textnb.core.model_io.atomic_write`): atomically, its mode ``mode``, else the
+    replaced journal's, else ``0666 & ~umask``, its owner kept, an error naming it (it was
+    0644 whatever the umask, a ``chmod 600`` undone, and a full disk said ``stdout: No space
+    left on device``)."""
+    atomic_write(path, _journal_writer(seen, identity, complete), mode=mode, follow=False)
+
+
+def _journal_writer(seen, identity, complete):
+    """The ``write(fileobj)`` of a journal of ``seen`` (:func:`write_journal`)."""
     head = f"{_JOURNAL_ALL}\n" if complete else ""
     data = (head + "".join(f"{d} {c}\n" for d, c in seen.items()) + f"@ {identity}\n").encode("ascii")
-    atomic_write(path, lambda f: f.write(data), mode=mode)
+    return lambda f: f.write(data)
 
 
 def note_in_journal(fd, path, seen, lines, changes, identity, complete=False):
@@ -1019,11 +1117,63 @@ def note_in_journal(fd, path, seen, lines, changes, identity, complete=False):
     file ``identity`` in the journal open as ``fd`` that read as ``seen`` in ``lines``
     lines (``complete``: :func:`read_journal`'s): appended lines, or the journal rewritten
     from ``seen`` (already updated) when the superseded lines pass :data:`JOURNAL_SLACK`."""
-    if lines + len(changes) > 2 * len(seen) + JOURNAL_SLACK:
+    if _to_compact(lines, changes, seen):
         write_journal(path, seen, identity, complete=complete)
         return
-    append_journal_line(fd, "\n".join(f"{digest} {label or '-'} {identity}" for digest, label in changes))
+    append_journal_line(fd, _journal_lines(changes, identity))
 
+
+def _to_compact(lines, changes, seen):
+    """Whether a journal of ``lines`` lines, with ``changes`` appended, is to be rewritten
+    from ``seen`` (:data:`JOURNAL_SLACK`)."""
+    return lines + len(changes) > 2 * len(seen) + JOURNAL_SLACK
+
+
+def _journal_lines(changes, identity, lost=False):
+    """The journal's lines (one str) of ``changes`` into the model file ``identity``: one
+    per change, or ``@ <identity>`` for none, then :data:`_JOURNAL_SOME` when the update
+    counted a message twice (``lost``)."""
+    lines = [f"{digest} {label or '-'} {identity}" for digest, label in changes] or [f"@ {identity}"]
+    return "\n".join(lines + ([_JOURNAL_SOME] if lost else []))
+
+
+def _check_journal(path):
+    """Refuse (the OSError of :func:`open_journal`) a journal at ``path`` that is a symbolic
+    link or not a regular file; a missing one is fine (none is made)."""
+    try:
+        os.close(open_regular(path, os.O_RDONLY, follow=False))
+    except FileNotFoundError:
+        pass
+
+
+def _save_with_journal(save_model, journal, listing):
+    """Write a model and a new journal at ``journal`` together: ``save_model(hook)`` saves
+    the model within :func:`textnb.core.model_io.before_replace`'s hook ``hook``, which
+    writes the journal's temporary file (of ``listing()``: ``(seen, complete)``, or None
+    for no journal) naming the new model file; the model is replaced, then the journal (or
+    the journal removed). A failure before the model's replace (the journal's write, a
+    full disk) changes neither; the stop signals are held from the journal's temporary
+    file to its replace."""
+    _check_journal(journal)  # (a link or a FIFO: refused before the model changes)
+    with contextlib.ExitStack() as stack:
+        held, replace, done = HeldSignals(), [], []
+
+        def hook(st):
+            held.hold()  # (released after the journal's own hold: the stack's last callback)
+            stack.callback(lambda: held.release(saved=bool(done)))
+            got = listing()
+            if got is not None:
+                seen, complete = got
+                writer = _journal_writer(seen, model_identity(None, st), complete)
+                replace.append(stack.enter_context(staged_write(journal, writer, follow=False)))
+
+        save_model(hook)
+        done.append(True)  # (the model replaced: a Ctrl-C held from here on came after the save)
+        if replace:
+            replace[0]()
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(journal)
 
 def append_journal_line(fd, line):
     """Append ``line`` (str, without its line end) to the journal open as ``fd``, on a line

@@ -80,7 +80,8 @@ from collections import OrderedDict
 from textnb.apps import protocol
 from textnb.apps.filtering import (add_headers, digest_key, journal_path, listed, model_identity,
                                    model_lock, open_journal, update_model)
-from textnb.apps.filtering import note_in_journal as _note_in_journal, read_journal as _read_journal
+from textnb.apps.filtering import _journal_lines, _journal_state, _to_compact
+from textnb.apps.filtering import append_journal_line as _append_journal_line, read_journal as _read_journal
 from textnb.apps.filtering import write_journal as _write_journal
 from textnb.apps.protocol import ProtocolError
 from textnb.apps.verdict import message_verdict, spamd_fields, spamd_report, spamd_symbol
@@ -376,8 +377,9 @@ def _served_lists(holder, digest, set_class):
     TELL changes nothing and no copy is needed (:func:`_copy_model` checks it again, under
     the locks, before it copies)."""
     with _served_journal(holder) as served_journal:
-        seen, _, identity, _ = _read_journal(served_journal)
-        if identity is None or identity != model_identity(holder.path):
+        now = model_identity(holder.path)
+        seen, _, identity, _ = _read_journal(served_journal, now)
+        if identity is None or identity != now:
             seen = {}
     before = listed(seen, digest)[1]
     return before is None if set_class is None else before == set_class
@@ -389,8 +391,8 @@ def _copy_served(holder, out):
     False)``), read under the journal's lock when it has one (a lock file that cannot be
     made, in a folder the daemon may not write: no writer can hold it either)."""
     with _served_journal(holder) as served_journal, holder.open_served() as src:
-        seen, _, identity, complete = _read_journal(served_journal)
         st = os.fstat(src.fileno())
+        seen, _, identity, complete = _read_journal(served_journal, model_identity(holder.path, st))
         if identity is None or identity != model_identity(holder.path, st):
             seen, complete = {}, False
         shutil.copyfileobj(src, out, 1 << 20)
@@ -410,7 +412,7 @@ def _remove_copy(path, made, *, locked=False):
             st = os.lstat(path)
             if (st.st_dev, st.st_ino) != made:
                 return
-            identity = _read_journal(journal)[2]
+            identity = _read_journal(journal, model_identity(path, st))[2]
             os.unlink(path)
             if identity is None or identity == model_identity(path, st):
                 with contextlib.suppress(FileNotFoundError):
@@ -425,8 +427,9 @@ def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None):
     journal = journal_path(model_path)
     kwargs = {} if max_bytes is None else {"max_bytes": max_bytes}
     with model_lock(journal, follow=False):  # then update_model takes the model's own lock: always in this order
-        seen, lines, identity, complete = _read_journal(journal)
-        replaced = identity is not None and identity != model_identity(model_path)
+        now = model_identity(model_path)
+        seen, lines, identity, complete, undone = _journal_state(journal, now)
+        replaced = identity is not None and identity != now
         if replaced:  # a file copied or moved over the model: what the journal says was learned into another
             seen, complete = {}, False
         digest, before = listed(seen, digest_key(data))
@@ -435,20 +438,28 @@ def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None):
         existed = os.path.lexists(journal)
         fd = open_journal(journal)
         try:
+            if replaced or undone:  # (started anew, or without the lines of a model never written: first)
+                _write_journal(journal, seen, now, complete=complete)
+                os.close(fd)
+                fd = open_journal(journal)
+                lines = len(seen) + 1 + bool(complete)
+            change, noted = (digest, None if remove else set_class), []
+
+            def note(st):  # the new model file complete, before it replaces the model: the change noted
+                noted.append(model_identity(None, st))
+                _append_journal_line(fd, _journal_lines([change], noted[0]))
+
             if remove:
-                update_model(model_path, unregister=[(before, data)], create=False, journal=False, **kwargs)
+                update_model(model_path, unregister=[(before, data)], create=False, journal=False, hook=note,
+                             **kwargs)
                 del seen[digest]
-                set_class = None
             else:
                 unregister = [] if before is None else [(before, data)]
                 update_model(model_path, register=[(set_class, data)], unregister=unregister, create=False,
-                             journal=False, **kwargs)
+                             journal=False, hook=note, **kwargs)
                 seen[digest] = set_class
-            identity = model_identity(model_path)
-            if replaced:
-                _write_journal(journal, seen, identity)
-            else:
-                _note_in_journal(fd, journal, seen, lines, [(digest, set_class)], identity, complete)
+            if _to_compact(lines, [change], seen):
+                _write_journal(journal, seen, noted[0], complete=complete)
         except BaseException:
             # a TELL refused (a damaged model file, a message it cannot forget) leaves no journal where
             # there was none (found by a user trial: an empty MODEL.learned stayed), as update_model's own

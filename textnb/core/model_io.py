@@ -66,6 +66,7 @@ import os
 import stat
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 
@@ -86,7 +87,7 @@ from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.regular import NotRegularFile, folders_above, open_regular
 from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "looks_like_model", "new_file_mode", "cannot_write_in", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "before_replace", "staged_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "looks_like_model", "new_file_mode", "cannot_write_in", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
@@ -413,7 +414,7 @@ def _below_folder(path, folder):
     return (st.st_dev, st.st_ino) in folders_above(path)
 
 
-def atomic_write(path, write, *, mode=None):
+def atomic_write(path, write, *, mode=None, follow=True):
     """Call ``write(fileobj)`` on a temporary file next to ``path``, then move it into place.
 
     The temporary file is flushed and fsync'ed before :func:`os.replace`, so readers see
@@ -427,11 +428,56 @@ def atomic_write(path, write, *, mode=None):
     readable by the service that reads it.
 
     Only a regular file is replaced, and a symbolic link is followed to the file it
-    names (see :func:`output_target`, which raises InputError otherwise). An
+    names (see :func:`output_target`, which raises InputError otherwise; ``follow=False``:
+    a link is refused, :class:`~textnb.core.regular.NotRegularFile`). An
     :class:`OSError` raised here names ``path``, not the temporary file (also one of a
-    write that found no room, whose error names no file).
+    write that found no room, whose error names no file). Inside :func:`before_replace`'s
+    block for this file, its hook is called with the complete temporary file's
+    ``os.stat`` just before the replace.
+    """
+    with staged_write(path, write, mode=mode, follow=follow) as replace:
+        replace((_HOOKS.hooks or {}).get(os.path.realpath(os.fspath(path))))
+
+
+class _Hooks(threading.local):
+    hooks = None  # realpath -> hook of before_replace
+
+
+_HOOKS = _Hooks()
+
+
+@contextlib.contextmanager
+def before_replace(path, hook):
+    """Within the block (in this thread), the :func:`atomic_write` of ``path`` (of the file
+    it names, links followed; so :func:`save` to it) calls ``hook(stat_result)`` of its
+    complete, synced temporary file just before moving it into place: the inode, size and
+    modification time the file will have (a rename keeps them). An exception of ``hook``
+    leaves ``path`` as it was. Lets a caller record, before a model file changes, what
+    the new file will be (the mail filter's journal: :mod:`textnb.apps.filtering`)."""
+    hooks = dict(_HOOKS.hooks or {})
+    key = os.path.realpath(os.fspath(path))
+    before, hooks[key] = _HOOKS.hooks, hook
+    _HOOKS.hooks = hooks
+    try:
+        yield
+    finally:
+        _HOOKS.hooks = before
+
+
+@contextlib.contextmanager
+def staged_write(path, write, *, mode=None, follow=True):
+    """:func:`atomic_write` in two steps: on entering, ``write(fileobj)`` fills a temporary
+    file next to ``path`` (synced, its mode and owner set as ``atomic_write`` sets them);
+    the block gets ``replace(hook=None)``, which calls ``hook(stat_result)`` of the
+    temporary file (when given), then moves it into place. A block left without calling
+    it (or by an exception) removes the temporary file: ``path`` is as it was. Lets two
+    files change together: the second one's temporary file written before the first is
+    replaced (a failure to write it, a full disk, then changes neither). Errors as
+    :func:`atomic_write`'s (``follow=False``: a symbolic link at ``path`` is refused).
     """
     user_path = os.fspath(path)
+    if not follow and os.path.islink(user_path):
+        raise NotRegularFile(user_path, "a symbolic link, not followed")
     path = output_target(user_path)
     folder = os.path.dirname(os.path.abspath(path))
     remove_stale_temporaries(path)
@@ -441,7 +487,24 @@ def atomic_write(path, write, *, mode=None):
         fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".part", dir=folder)
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, user_path) from None
-    held, replaced = HeldSignals(), False
+    held, replaced, ours = HeldSignals(), False, True
+    f = None
+
+    def replace(hook=None):
+        nonlocal replaced, ours
+        ours = True
+        if hook is not None:
+            ours = False  # (the hook's errors are its own: not renamed after this file)
+            try:
+                hook(os.fstat(f.fileno()))
+            except OSError as exc:
+                exc.before_replace = True  # (save passes it on as it is: not the model file's)
+                raise
+            ours = True
+        held.hold()  # from here the save completes: an interrupt waits for its end
+        os.replace(tmp, path)
+        replaced = True
+
     try:
         _lock_nb(fd)  # held until closed: tells remove_stale_temporaries we are alive
         with os.fdopen(fd, "wb") as f:
@@ -451,9 +514,9 @@ def atomic_write(path, write, *, mode=None):
                 _give(f.fileno(), owner)
             os.fchmod(f.fileno(), mode)  # (after the owner: a chown may clear mode bits)
             os.fsync(f.fileno())
-            held.hold()  # from here the save completes: an interrupt waits for its end
-            os.replace(tmp, path)  # before closing: the lock covers the whole life of tmp
-            replaced = True
+            ours = False
+            yield replace  # before closing: the lock covers the whole life of tmp
+            ours = True
     except BaseException as exc:
         if not replaced:
             try:
@@ -461,12 +524,16 @@ def atomic_write(path, write, *, mode=None):
             except OSError:
                 pass
         held.release(saved=replaced)  # not replaced: the old file is in place, a held signal acts now
-        if isinstance(exc, OSError) and exc.filename in (tmp, path, None) and exc.errno is not None:
+        if ours and isinstance(exc, OSError) and exc.filename in (tmp, path, None) and exc.errno is not None:
             # name the user's path: also for a write, flush or fsync of the temporary file,
             # whose errors name no file (a full disk, a file size limit: ENOSPC, EFBIG), and
             # which would otherwise be reported as standard output's (os_error_text)
             raise OSError(exc.errno, exc.strerror, user_path) from None
         raise
+    if not replaced:  # (the block chose not to replace it)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        return
     try:  # make the rename durable
         dfd = os.open(folder, os.O_RDONLY)
         try:
@@ -861,6 +928,8 @@ def save(model, path, *, check=True):
     try:
         atomic_write(path, write)
     except OSError as exc:
+        if getattr(exc, "before_replace", False):  # (a before_replace hook's: another file's error)
+            raise
         raise ModelFileError(f"{path}: cannot write model file ({exc.strerror or exc})") from None
 
 
