@@ -160,3 +160,38 @@ def test_a_forked_process_that_exits_leaves_the_parent_s_temporary_file(small_bo
     assert list(corpus.documents) == [text for _, text in ROWS]
     corpus.documents.source.close()
     assert not os.path.exists(path)
+
+
+def test_a_spill_a_killed_process_left_is_removed_by_the_next_one(tmp_path, monkeypatch):
+    """Found by a user trial: ``cat big.tsv | textnb train -`` killed by SIGKILL (the OOM
+    killer) left its 342 MB ``.textnb-pipe-*`` copy in the temporary folder for good. The
+    next spill removes one that is a minute old and whose lock no process holds; a copy in
+    use (its process alive, however old the file) stays."""
+    import subprocess
+    import sys
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from textnb.io.files import SpilledInput
+
+    code = ("import os, sys, time; from textnb.io.files import SpilledInput; s = SpilledInput(b'x' * 1000); "
+            "print(s.path, flush=True); os._exit(0) if sys.argv[1] == 'die' else time.sleep(60)")
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    dead = subprocess.run([sys.executable, "-c", code, "die"], capture_output=True, text=True, env=env, timeout=60)
+    left = Path(dead.stdout.strip())
+    alive = subprocess.Popen([sys.executable, "-c", code, "live"], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        held = Path(alive.stdout.readline().strip())
+        old = time.time() - 120
+        for path in (left, held):
+            assert path.exists() and path.parent == tmp_path
+            os.utime(path, (old, old))
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+        fresh = SpilledInput(b"y" * 10)
+        assert not left.exists() and held.exists() and Path(fresh.path).exists()
+        fresh.close()
+        assert not Path(fresh.path).exists()
+    finally:
+        alive.kill()
+        alive.wait()

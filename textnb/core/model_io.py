@@ -87,7 +87,7 @@ from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.regular import NotRegularFile, folders_above, open_regular
 from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "before_replace", "staged_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "looks_like_model", "new_file_mode", "cannot_write_in", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "before_replace", "staged_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "remove_stale_files", "try_lock", "looks_like_model", "new_file_mode", "cannot_write_in", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
@@ -152,6 +152,13 @@ def _temp_prefix(path):
     return ".tmp-" + os.path.basename(path)[:100] + "."
 
 
+def try_lock(fd):
+    """Try to take an exclusive flock on ``fd`` without blocking; True when taken (or no
+    flock): held until the file is closed, it tells :func:`remove_stale_files` that the
+    file is in use."""
+    return _lock_nb(fd)
+
+
 def _lock_nb(fd):
     """Try to take an exclusive flock without blocking; True when taken (or no flock)."""
     if fcntl is None:
@@ -171,11 +178,18 @@ def remove_stale_temporaries(path, *, age=STALE_TEMP_SECONDS):
     disturbed. Returns the number of files removed. Errors are ignored: this is tidying.
     """
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    prefix = _temp_prefix(path)
+    return remove_stale_files(os.path.dirname(os.path.abspath(path)), _temp_prefix(path), ".part", age=age)
+
+
+def remove_stale_files(folder, prefix, suffix="", *, age=STALE_TEMP_SECONDS):
+    """Remove the regular files of ``folder`` named ``prefix...suffix`` that are older than
+    ``age`` seconds and whose lock no process holds (:func:`try_lock`: a live writer or
+    reader always holds it): what a killed process left. The one sweep of a save's temporary
+    files (:func:`remove_stale_temporaries`) and of a pipe's spilled copy
+    (:class:`textnb.io.files.SpilledInput`). Returns the number removed; errors are ignored."""
     removed = 0
     try:
-        names = [n for n in os.listdir(folder) if n.startswith(prefix) and n.endswith(".part")]
+        names = [n for n in os.listdir(folder) if n.startswith(prefix) and n.endswith(suffix)]
     except OSError:
         return 0
     now = time.time()
