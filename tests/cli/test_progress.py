@@ -297,12 +297,7 @@ def test_predict_gives_its_bar_the_number_of_documents_when_known(tmp_path, monk
     monkeypatch.setattr(predict_inputs, "Progress", Observed)
     from textnb.cli.commands import main
 
-    for label, text in (("a", "apple banana"), ("b", "car truck")):
-        (tmp_path / "c" / label).mkdir(parents=True)
-        for i in range(3):
-            (tmp_path / "c" / label / f"{i}.txt").write_text(text)
-    model = str(tmp_path / "m.tnb")
-    assert main(["train", str(tmp_path / "c"), "-o", model], stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    model = _tiny_model(tmp_path)
     docs = tmp_path / "docs"
     (docs / "sub").mkdir(parents=True)
     for i in range(5):
@@ -342,12 +337,7 @@ def test_a_file_skipped_while_the_bar_runs_is_said_on_its_own_line(tmp_path, mon
         pytest.importorskip("tqdm")
     from textnb.cli.commands import main
 
-    for label, text in (("a", "apple banana"), ("b", "car truck")):
-        (tmp_path / "c" / label).mkdir(parents=True)
-        for i in range(3):
-            (tmp_path / "c" / label / f"{i}.txt").write_text(text)
-    model = str(tmp_path / "m.tnb")
-    assert main(["train", str(tmp_path / "c"), "-o", model], stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    model = _tiny_model(tmp_path)
     docs = tmp_path / "r1"
     docs.mkdir()
     (docs / "a.txt").write_text("apple")
@@ -451,3 +441,16 @@ def test_the_label_pass_and_predicts_rows_show_the_bytes_read_of_the_files_size(
     quiet = io.StringIO()
     assert main(["train", str(corpus), "-o", model], stdout=io.StringIO(), stderr=quiet) == 0
     assert quiet.getvalue() == ""
+
+
+def _tiny_model(tmp_path):
+    """A text model of two classes of three documents each, trained in ``tmp_path``."""
+    from textnb.cli.commands import main
+
+    for label, text in (("a", "apple banana"), ("b", "car truck")):
+        (tmp_path / "c" / label).mkdir(parents=True)
+        for i in range(3):
+            (tmp_path / "c" / label / f"{i}.txt").write_text(text)
+    model = str(tmp_path / "m.tnb")
+    assert main(["train", str(tmp_path / "c"), "-o", model], stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    return model
