@@ -54,6 +54,24 @@ def test_truncated_file_is_a_one_line_error(model_file):
         assert str(model_file) in str(exc.value) and "\n" not in str(exc.value)
 
 
+def test_bytes_appended_or_prepended_are_a_one_line_error(model_file, tmp_path):
+    """Found by a user trial: a few bytes appended to a model file were accepted (the ZIP
+    reader finds its end record further in; 100 KB were refused), and two model files
+    joined (``cat a.tnb b.tnb``) read as the second. Both are one line now; the file as
+    written loads."""
+    data = model_file.read_bytes()
+    other = tmp_path / "o.tnb"
+    TextClassifier(model=MultinomialNB()).fit(DOCS, LABELS).save(other)
+    for bad, where in ((data + b"xyz", "after the archive's end"), (data + b"\0" * 100_000, "not a textnb model file"),
+                       (data + other.read_bytes(), "before the archive"), (b"junk" + data, "before the archive")):
+        model_file.write_bytes(bad)
+        with pytest.raises(ModelFileError, match=where) as exc:
+            textnb.load(model_file)
+        assert str(model_file) in str(exc.value) and "\n" not in str(exc.value)
+    model_file.write_bytes(data)
+    assert textnb.load(model_file).predict(["cheap pills"])[0] == "spam"
+
+
 def test_bit_flips_are_detected(model_file):
     data = bytearray(model_file.read_bytes())
     rng = np.random.default_rng(0)

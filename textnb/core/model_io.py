@@ -1135,9 +1135,32 @@ def _load(path, max_bytes):
                 raise ModelFileError("a fastText model file, not a textnb model; train a textnb model on its training "
                                      "file with textnb train FILE (or textnb.fasttext.train_supervised)")
             raise ModelFileError("not a textnb model file (truncated, or another format)")
+        _check_archive_end(f, file_size)
         f.seek(0)
         with zipfile.ZipFile(f) as z:
             return _load_zip(z, file_size, max_bytes)
+
+
+def _check_archive_end(f, file_size):
+    """A model file ends with its archive's end record, which textnb writes without a
+    comment: bytes after it (a file appended to, two files joined, a damaged end) are a
+    ModelFileError, where the ZIP reader would find the record further in and read the
+    file as if they were not there (found by a user trial: a few bytes appended were
+    accepted, 100 KB refused)."""
+    f.seek(max(file_size - _END_RECORD, 0))
+    end = f.read(_END_RECORD)
+    if len(end) == _END_RECORD and end[:4] == b"PK\x05\x06" and end[20:22] == b"\x00\x00":
+        size, offset = int.from_bytes(end[12:16], "little"), int.from_bytes(end[16:20], "little")
+        if offset == 0xFFFFFFFF or offset + size == file_size - _END_RECORD:  # (ZIP64: its own record says)
+            return
+        raise ModelFileError("not a valid textnb model file (bytes before the archive: joined with another file, "
+                             "or damaged)")
+    raise ModelFileError("not a valid textnb model file (bytes after the archive's end: appended to, joined with "
+                         "another file, or damaged)")
+
+
+#: bytes of a ZIP end-of-central-directory record without a comment
+_END_RECORD = 22
 
 
 def _load_zip(z, file_size, max_bytes):
