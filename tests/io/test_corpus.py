@@ -656,6 +656,23 @@ def test_a_headerless_comma_corpus_whose_texts_hold_semicolons_stays_a_comma_fil
         open_corpus(path)
 
 
+def test_a_headerless_semicolon_corpus_whose_texts_hold_commas_stays_a_semicolon_file(tmp_path):
+    """Found by a user trial: a headerless ``label;text`` file whose first text holds a comma
+    was read with commas (the first of the delimiters that cut the first line), its classes
+    ``ham;see you at noon``. When several cut it, the one that cuts the first lines alike
+    wins, of several the one met first in the first line (the label's)."""
+    path = tmp_path / "semi.csv"
+    path.write_text("ham;see you at noon, ok\nspam;free prize, call now\nham;lunch, then home\nspam;win, win, win\n")
+    corpus = open_corpus(path)
+    assert list(corpus.labels) == ["ham", "spam", "ham", "spam"] and corpus.documents[3] == "win, win, win"
+    path.write_text("ham;see you at noon, ok\nspam;free prize, call now\n")  # (the same commas in each: the first met)
+    assert list(open_corpus(path).labels) == ["ham", "spam"]
+    more = tmp_path / "more.csv"
+    more.write_text(path.read_text() * 10)
+    rc, out, err = cli("train", more, "-o", tmp_path / "m.tnb")
+    assert rc == 0 and "ham 10, spam 10" in out + err, out + err
+
+
 @pytest.mark.parametrize("delimiter", ["\t", ";"])
 def test_the_delimiter_is_read_from_the_first_line_that_is_not_blank(tmp_path, delimiter):
     """A corpus file that starts with a blank line (the rows skip it): its delimiter is its

@@ -709,7 +709,7 @@ def corpus_columns(path, *, label_column=None, text_column=None, data=None):
     else:
         text = read_text_file(path, "a TSV/CSV corpus", data=head)  # (the header's lines)
         first = next((line for line in text.splitlines() if line.strip()), "")
-        delimiter = delimiter_of(path, first)
+        delimiter = delimiter_of(path, text)  # (the lines read: the one rule sees them as every reader does)
         quoting = csv_quoting(delimiter)
         header = next(csv.reader([first], delimiter=delimiter, quoting=quoting), [])
     li = _pick_column(header, label_column, _LABEL_NAMES, "label", path)
@@ -1138,19 +1138,36 @@ def delimiter_of(path, head):
     its first line or more; its first line that is not blank is looked at): a TAB for a
     ``.tsv`` / ``.tab`` file or a first line that holds one; else the first of
     :data:`DELIMITERS` that cuts the first line into cells as the csv module reads it (a
-    quoted cell may hold it), a comma when none does. The one rule of the text corpus reader
+    quoted cell may hold it), a comma when none does; when several do, the one that cuts the
+    first lines into as many cells each, of several the one met first in the first line. The one rule of the text corpus reader
     and the table reader: a ``label;text`` file was not a corpus to the first (a comma or a
     TAB only), and a table to the second (its delimiter sniffed), its texts the classes."""
-    first_line = next((line for line in head.splitlines() if line.strip()), "")
+    lines = [line for line in head.splitlines() if line.strip()]
+    first_line = lines[0] if lines else ""
     if path.lower().endswith((".tsv", ".tab")) or "\t" in first_line:
         return "\t"
-    for delimiter in DELIMITERS:
-        try:
-            if len(next(csv.reader([first_line], delimiter=delimiter), [])) > 1:
-                return delimiter
-        except csv.Error:
-            continue
-    return ","
+    cuts = [d for d in DELIMITERS if _cells(first_line, d) > 1]
+    if len(cuts) < 2:
+        return cuts[0] if cuts else ","
+    # several cut the first line (a headerless label;text row whose text holds a comma: found by a user
+    # trial, its classes were 'ham;see you at noon'): the one that cuts the first lines alike, of several
+    # the one met first in the first line (a label before its text)
+    whole = lines[:_DELIMITER_LINES] if head.endswith(("\n", "\r")) or len(lines) < 2 \
+        else lines[:-1][:_DELIMITER_LINES]  # (the head's last line may be cut short)
+    alike = [d for d in cuts if len({_cells(line, d) for line in whole}) == 1]
+    return min(alike or cuts, key=first_line.find)
+
+
+#: lines of a file's start whose cells tell its delimiter apart (:func:`delimiter_of`)
+_DELIMITER_LINES = 10
+
+
+def _cells(line, delimiter):
+    """How many cells ``delimiter`` cuts ``line`` into, as the csv module reads it (0: it cannot)."""
+    try:
+        return len(next(csv.reader([line], delimiter=delimiter), []))
+    except csv.Error:
+        return 0
 
 
 def _row_layout(path, head, delimiter, label_column, text_column, need_label, header_table, header, label_sets):
