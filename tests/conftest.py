@@ -406,6 +406,23 @@ def post(port, body, path="/classify", headers=None):
         conn.close()
 
 
+def wait_in_syscall(proc, call, limit=60.0):
+    """Wait (without asserting on time) until ``proc`` is blocked in the system call
+    ``call`` (the start of its /proc/PID/syscall line: ``"1 0x1 "`` a write to stdout);
+    gives up quietly after ``limit`` or without /proc."""
+    import time
+    from pathlib import Path
+
+    end = time.monotonic() + limit
+    while time.monotonic() < end and proc.poll() is None:
+        try:
+            if Path(f"/proc/{proc.pid}/syscall").read_text().startswith(call):
+                return
+        except OSError:
+            return
+        time.sleep(0.02)
+
+
 def wait_reading_stdin(proc, limit=120.0):
     """Wait (without asserting on time) until ``proc`` is blocked reading a pipe (``read(0,
     ...)``, or waiting in ``poll``/``select`` on it, as the Python client does), so a signal

@@ -23,7 +23,7 @@ import textnb
 from textnb.apps.filtering import train_model
 from textnb.cli.mailfilters import filter_main
 from textnb.cli.topicfilter import topic_main
-from conftest import wait_reading_stdin
+from conftest import wait_in_syscall, wait_reading_stdin
 
 REPO = Path(__file__).resolve().parents[2]
 SPAMFILTER = REPO / "scripts" / "spamfilter"
@@ -201,21 +201,6 @@ def test_signal_during_passthrough_still_writes_the_message(corpus, sig, code, m
     assert out == first + rest
 
 
-def wait_writing_stdout(proc, limit=60.0):
-    """Wait (without asserting on time) until ``proc`` is blocked writing to its stdout
-    pipe (``write(1, ...)``: its /proc syscall line); gives up quietly after ``limit``."""
-    import time
-
-    end = time.monotonic() + limit
-    while time.monotonic() < end and proc.poll() is None:
-        try:
-            if Path(f"/proc/{proc.pid}/syscall").read_text().startswith("1 0x1 "):
-                return
-        except OSError:
-            return
-        time.sleep(0.02)
-
-
 @pytest.mark.skipif(not Path("/proc/self/syscall").exists(), reason="needs Linux /proc")
 @pytest.mark.parametrize("client", ["model", "socket"])
 @pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 3), (signal.SIGINT, 130)])
@@ -243,7 +228,7 @@ def test_a_signal_while_the_message_is_written_leaves_it_whole(corpus, tmp_path,
                                 stderr=subprocess.PIPE, env=env())
         proc.stdin.write(msg)
         proc.stdin.close()
-        wait_writing_stdout(proc)
+        wait_in_syscall(proc, "1 0x1 ")
         proc.send_signal(sig)
         out = proc.stdout.read()
         err = proc.stderr.read()

@@ -12,7 +12,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from textnb.apps.spamclient import client_main
 from textnb.apps.spamclient_build import ClientBuildError, build_client
 from textnb.cli.mailfilters import filter_main
 
-from conftest import FakeServer, wait_reading_stdin
+from conftest import FakeServer, wait_in_syscall, wait_reading_stdin
 from test_serve import HAM_WORDS, SPAM_WORDS, mail_bytes, spam_model  # noqa: F401 (spam_model: a fixture)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -325,18 +324,6 @@ def test_a_signal_while_reading_is_never_a_verdict(spamfilter_c, spam_model, soc
     assert out == (first + b"\nviagra pills\n" if passthrough else b"")
 
 
-def _waiting_in(proc, call, limit=60.0):
-    """Wait until ``proc`` is blocked in the system call ``call`` (its /proc/PID/syscall line's start)."""
-    end = time.monotonic() + limit
-    while time.monotonic() < end and proc.poll() is None:
-        try:
-            if Path(f"/proc/{proc.pid}/syscall").read_text().startswith(call):
-                return
-        except OSError:
-            return
-        time.sleep(0.02)
-
-
 @pytest.mark.skipif(not Path("/proc/self/syscall").exists(), reason="needs Linux /proc")
 @pytest.mark.parametrize("client", ["c", "python"])
 def test_a_second_ctrl_c_while_the_message_is_passed_through_is_the_same_request(request, sock_dir, client):
@@ -367,7 +354,7 @@ def test_a_second_ctrl_c_while_the_message_is_passed_through_is_the_same_request
 
         feeder = threading.Thread(target=feed)
         feeder.start()
-        _waiting_in(proc, "1 ")  # write(): the pipe to this test is full (the Python client writes a dup of fd 1)
+        wait_in_syscall(proc, "1 ")  # write(): the pipe to this test is full (the Python client writes a dup of fd 1)
         proc.send_signal(signal.SIGINT)
         out = proc.stdout.read()
         feeder.join(60)
@@ -475,7 +462,7 @@ def test_a_signal_while_the_message_is_written_leaves_it_whole(spamfilter_c, spa
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env())
         proc.stdin.write(msg)
         proc.stdin.close()
-        _waiting_in(proc, "1 0x1 ")
+        wait_in_syscall(proc, "1 0x1 ")
         proc.send_signal(sig)
         out, err = proc.stdout.read(), proc.stderr.read()
         proc.wait(timeout=120)

@@ -995,7 +995,8 @@ def digest_key(data):
     written before that rule lists the message by (:func:`_mbox_digest`,
     :func:`_earlier_digest`), space separated: what the readers hand :func:`listed` (a str:
     it crosses the helpers' pipes as one)."""
-    digests = [message_digest(data), _mbox_digest(data), _earlier_digest(data)]
+    text = _message_text(data)  # (read once: the two digests of it differ by its end alone)
+    digests = [_sha256(text.rstrip("\r\n") + "\n"), _sha256(text), _earlier_digest(data)]
     return " ".join(dict.fromkeys(digests))
 
 
