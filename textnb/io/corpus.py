@@ -49,7 +49,7 @@ from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenA
                                  counted, empty_input, input_name, missing_input, missing_reason, short_repr)
 from textnb.io.files import (BOM, DEFAULT_LABEL_PREFIX, MAILDIR_PARTS, PipeReader, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
                              is_maildir, is_named_pipe, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device,
-                             read_rest, spill_input)
+                             read_rest, spill_input, spill_stream, SpilledInput)
 from textnb.io.jsonlines import (JSON_LINES_EXTENSIONS, check_json_cells, head_of, is_json_lines, is_listed,
                                 json_fields, json_head, json_rows, label_set, line_cap)
 from textnb.io.numbers import is_number
@@ -796,6 +796,8 @@ def read_text_file(path, what, *, data=None, max_bytes=None):
     TSV/CSV file"; a UTF-16 one is called so, with the fix), after reading its first 8 KiB."""
     if data is None and _named_stream(path):  # a pipe (/dev/stdin, <(...), a FIFO with a writer): read once
         data = _read_stream(path, max_bytes, binary_what=what)
+    elif isinstance(data, SpilledInput):  # (a pipe written to a file as it came: read whole, as a file)
+        data = data[:max_bytes] if max_bytes is not None else bytes(data)
     if data is None:
         try:
             with open_regular_binary(path) as f:
@@ -812,19 +814,36 @@ def read_text_file(path, what, *, data=None, max_bytes=None):
     return data
 
 
-def read_piped(path, what="a corpus or a table"):
+def read_piped(path, what="a corpus or a table", *, spill=False):
     """The bytes of ``path`` when it is a pipe, not a file: ``-`` (standard input),
     ``/dev/stdin`` fed by a pipe, a process substitution (``<(...)``), a FIFO; None for a regular file, a folder or a missing
     path (read by name, as often as needed). A pipe can be read once only, so a PATH given as
     one is read here, once and whole, and its content handed to the reader its format asks
     for (sniffed from the content: a pipe's name tells no format). A binary stream (a NUL
     byte in its first 8 KiB: ``/dev/zero``, say) is refused before more is read, as not
-    ``what``."""
+    ``what``.
+
+    ``spill`` (training, whose corpus is streamed): a pipe over :data:`STREAM_ROWS_BYTES` is
+    written to a temporary file as it comes, and its content is that file, a
+    :class:`~textnb.io.files.SpilledInput` (read by slices as bytes are, its texts streamed
+    from the file): ``cat big.tsv | textnb train -`` holds at most the bound of the pipe in
+    memory, not the whole of it (the readers of a table read it whole, as they read a table
+    file)."""
     path = os.fspath(path)
     refuse_device(path)
     if not _named_stream(path):
         return None
-    return _read_stream(path, binary_what=what)
+    if not spill:
+        return _read_stream(path, binary_what=what)
+    try:
+        with _open_stream(path) as f:
+            first = f.read(_SNIFF)
+            if is_binary(first):
+                raise binary_refusal(path, first, what)
+            data = read_rest(f, first, STREAM_ROWS_BYTES + 1)
+            return data if len(data) <= STREAM_ROWS_BYTES else spill_stream(data, f)
+    except OSError as exc:
+        raise InputError(f"{input_name(path)}: cannot read ({exc.strerror or exc})") from None
 
 
 PIPE_WAIT = 5.0
@@ -945,13 +964,15 @@ def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
         identity = spilled.identity
     documents, labels = [], []
     sizes = None if identity is None else array("L")  # (streamed: each text's bytes, for the short-text rule)
-    rows = io.BytesIO(data) if data is not None else None
-    for docs, labs in iter_rows(path, stream=rows, need_label=True, size=_STREAM_ROWS, progress=progress, **how):
-        labels.extend(labs)
-        if identity is None:
-            documents.extend(docs)
-        else:
-            sizes.extend(text_bytes(d) for d in docs)
+    # (a pipe written to a file as it came is read from that file, as a corpus file is)
+    rows = None if data is None else open(spilled.path, "rb") if data is spilled else io.BytesIO(data)
+    with rows if rows is not None else nullcontext():
+        for docs, labs in iter_rows(path, stream=rows, need_label=True, size=_STREAM_ROWS, progress=progress, **how):
+            labels.extend(labs)
+            if identity is None:
+                documents.extend(docs)
+            else:
+                sizes.extend(text_bytes(d) for d in docs)
     if identity is not None:
         documents = RowTexts(path, len(labels), identity=identity, source=spilled, sizes=sizes, **how)
     return Corpus(source=path, documents=documents, labels=labels)
@@ -961,8 +982,11 @@ def spilled_pipe(data, stream):
     """The :class:`~textnb.io.files.SpilledInput` of a pipe's content ``data`` (bytes) that a
     reader of a corpus to be streamed (``stream``: training) reads again for its texts, as
     it does a corpus file over :data:`STREAM_ROWS_BYTES`, or None: ``data`` is kept (none,
-    not bytes, not over the bound, or the temporary folder could not take it). The one rule
-    of the TSV/CSV and JSON Lines reader and the fastText one."""
+    not bytes, not over the bound, or the temporary folder could not take it); ``data``
+    itself when the pipe was written to a file as it came (:func:`read_piped`'s ``spill``).
+    The one rule of the TSV/CSV and JSON Lines reader and the fastText one."""
+    if isinstance(data, SpilledInput):
+        return data
     if not stream or not isinstance(data, (bytes, bytearray)) or len(data) <= STREAM_ROWS_BYTES:
         return None
     return spill_input(data)

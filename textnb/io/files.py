@@ -13,7 +13,7 @@ from textnb.core.regular import NotRegularFile, folders_above, open_regular_stat
 
 __all__ = ["BATCH_BYTES", "BOM", "DEFAULT_LABEL_PREFIX", "MAILDIR_PARTS", "PipeReader", "Prefixed", "first_bytes", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files",
            "is_device", "is_maildir", "is_named_pipe", "noting_empty_folder", "open_regular_binary", "read_regular_file", "refuse_device",
-           "read_rest", "regular_reader", "source_batches", "spill_input"]
+           "read_rest", "regular_reader", "source_batches", "spill_input", "spill_stream"]
 
 #: a UTF-8 byte-order mark (what Windows editors put before a file's text)
 BOM = b"\xef\xbb\xbf"
@@ -65,7 +65,7 @@ class SpilledInput:
 
     PREFIX = ".textnb-pipe-"
 
-    def __init__(self, data):
+    def __init__(self, data, rest=None):
         import tempfile
         import weakref
 
@@ -82,13 +82,44 @@ class SpilledInput:
         # (removed by this process only: a forked worker that exits normally leaves it)
         self._remove = weakref.finalize(self, _remove_file, self.path, os.getpid(), lock)
         try:
-            with open(fd, "wb") as f:
-                f.write(data)
+            piece = data
+            try:
+                _write_all(fd, piece)
+                while rest is not None and (piece := _read_chunk(rest)):  # (as it comes: never held whole)
+                    _write_all(fd, piece)
+            except OSError as exc:
+                if rest is None or not hasattr(exc, "written"):
+                    raise
+                written = os.pread(fd, os.fstat(fd).st_size, 0)  # (what the file took, read back)
+                raise _WriteFailed(exc, written + bytes(piece[exc.written:])) from None
+            finally:
+                os.close(fd)
         except BaseException:  # (no space left, an interrupt: no file left behind)
             self._remove()
             raise
         #: what tells the file rewritten between two passes (:func:`file_identity`)
         self.identity = file_identity(self.path)
+        self.size = self.identity[2] if self.identity is not None else len(data)
+
+    # The content, read as bytes are by the readers that tell a pipe's format from its first
+    # bytes (``data[:8192]``) or read it whole (``bytes(data)``: a table, read whole anyway);
+    # the streaming readers of a corpus read the file itself (:attr:`path`).
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, index):
+        if not isinstance(index, slice):
+            raise TypeError("a spilled pipe's content is read by slices")
+        start, stop, step = index.indices(self.size)
+        if step != 1:
+            raise TypeError("a spilled pipe's content is read by contiguous slices")
+        with open(self.path, "rb") as f:
+            f.seek(start)
+            return f.read(max(0, stop - start))
+
+    def __bytes__(self):
+        with open(self.path, "rb") as f:
+            return f.read()
 
     def close(self):
         """Remove the file now."""
@@ -120,6 +151,53 @@ def spill_input(data):
         return SpilledInput(data)
     except OSError:
         return None
+
+
+class _WriteFailed(OSError):
+    """A write of a pipe's copy failed (:class:`SpilledInput`): ``content`` is everything read
+    of the pipe so far (a pipe's bytes are read once: none is lost)."""
+
+    def __init__(self, error, content):
+        super().__init__(error.errno, error.strerror)
+        self.content = content
+
+
+def _write_all(fd, data):
+    """Write ``data`` to the descriptor ``fd``; the number of its bytes written when a write
+    fails (an OSError, ``written`` set on it)."""
+    view, done = memoryview(data), 0
+    while done < len(view):
+        try:
+            done += os.write(fd, view[done:])
+        except OSError as exc:
+            exc.written = done
+            raise
+
+
+def _read_chunk(stream):
+    """The next chunk of the pipe ``stream``; an OSError reading it is marked so (``reading``):
+    a failed read of the input, not of the temporary file (:func:`spill_stream`)."""
+    try:
+        return stream.read(_PIPE_CHUNK)
+    except OSError as exc:
+        exc.reading = True
+        raise
+
+
+def spill_stream(first, stream):
+    """The content of a pipe, ``first`` (its bytes read so far) and the rest of the binary
+    ``stream``, in a :class:`SpilledInput` written as it comes, so that a pipe larger than
+    memory is never held whole (``cat big.tsv | textnb train -``); when the temporary folder
+    cannot take it (no space, not writable), the content read whole into bytes instead, as
+    before, nothing of it lost (what the file took is read back from it)."""
+    try:
+        return SpilledInput(first, rest=stream)
+    except _WriteFailed as failed:
+        return read_rest(stream, failed.content)
+    except OSError as exc:
+        if getattr(exc, "reading", False):  # (the pipe itself failed: its reader reports it)
+            raise
+        return read_rest(stream, first)  # (no temporary file: nothing of the rest read yet)
 
 
 def bounded_runs(items, size, measure=None):

@@ -354,7 +354,9 @@ def load_input(path, opts, test=True, stream=False, progress=None):
     if os.path.isdir(path):
         refuse_unread_options(path, opts, "folder")
         return "text", open_text_corpus(path, opts, test)
-    data = read_piped(path)  # (a pipe, /dev/stdin: read once, here; its format sniffed from its content)
+    # (a pipe, /dev/stdin: read once, here; its format sniffed from its content; for training,
+    # one over the bound of a corpus kept in memory written to a temporary file as it comes)
+    data = read_piped(path, spill=stream)
     if data is None and os.path.splitext(os.path.basename(path.lower()))[1] in NOT_TEXT_TABLE_EXTENSIONS:
         from textnb.io.corpus import is_binary
 
