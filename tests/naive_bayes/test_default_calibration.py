@@ -325,3 +325,52 @@ def test_a_class_of_one_document_leaves_the_default_calibrated(sms_counts, weigh
         model = DiscriminativeNB().fit(X, rare, sample_weight=w if weighted else None)
     assert model.scale_ < 2 * base.scale_ and model.scale_ > base.scale_ / 2
     assert log_loss(yt, model.predict_proba(Xt), labels=model.classes_) < 1.2 * log_loss(yt, base.predict_proba(Xt))
+
+
+def test_a_small_partial_fit_batch_moves_the_scale_by_its_evidence_only(sms):
+    """Found by a user trial: after ``partial_fit`` of 3,000 SMS messages, one more batch of 50
+    (that the model classifies without an error) set the scale from those 50 alone: 0.36 ->
+    5.1, every test message at p >= 0.999 and 19 of those wrong, the log-loss 0.06 -> 0.33.
+    The batch's scale is now fitted with the one before, weighed by its evidence
+    (``scale_weight_``: the held-out log-loss's curvature, a Laplace approximation)."""
+    docs, y = sms
+    order = np.random.default_rng(0).permutation(len(docs))
+    docs, y = [docs[i] for i in order], y[order]
+    test, truth = docs[4000:], y[4000:]
+    before = TextClassifier().partial_fit(docs[:3000], y[:3000], classes=["ham", "spam"])
+    assert before.model_.scale_weight_ > 0
+    loss = log_loss(truth, before.predict_proba(test), labels=before.classes_)
+    for start in (3000, 3050, 3100):
+        after = TextClassifier().partial_fit(docs[:3000], y[:3000], classes=["ham", "spam"])
+        after.partial_fit(docs[start:start + 50], y[start:start + 50])
+        assert 0.67 < after.model_.scale_ / before.model_.scale_ < 1.5
+        assert log_loss(truth, after.predict_proba(test), labels=after.classes_) < 1.25 * loss
+        assert after.model_.scale_weight_ > before.model_.scale_weight_ * 0.9
+
+
+def test_fit_scale_with_a_prior_weighs_the_earlier_scale_by_its_evidence():
+    rng = np.random.default_rng(1)
+    S = rng.normal(size=(60, 3)) * 4
+    y = S.argmax(axis=1)  # separable: alone, the scale runs to its bound
+    assert dfe.fit_scale(S, y) > 100
+    held = dfe.fit_scale(S, y, prior=(0.5, 1000.0))
+    assert 0.5 < held < 0.6 and held.weight > 1000.0
+    assert dfe.fit_scale(S, y, prior=(0.5, 0.0)) == dfe.fit_scale(S, y)  # no evidence: the batch alone
+    # a batch of much more evidence than the prior's: near its own scale
+    S2 = rng.normal(size=(3000, 3)) * 2
+    y2 = np.array([rng.choice(3, p=np.exp(2 * r) / np.exp(2 * r).sum()) for r in S2])
+    alone = dfe.fit_scale(S2, y2)
+    assert abs(dfe.fit_scale(S2, y2, prior=(alone * 3, 5.0)) / alone - 1) < 0.02
+    assert abs(alone - 2) < 0.3 and alone.weight > 100
+
+
+def test_the_scale_weight_is_kept_in_the_model_file_and_summed_by_merge(sms, sms_counts, tmp_path):
+    docs, y = sms
+    clf = TextClassifier().fit(docs[:3000], y[:3000])
+    clf.save(tmp_path / "m.tnb")
+    assert load(tmp_path / "m.tnb").model_.scale_weight_ == clf.model_.scale_weight_ > 0
+    Xtr, ytr, _, _ = sms_counts
+    a = DiscriminativeNB(event_model="bernoulli").fit(Xtr[:1000], ytr[:1000])
+    b = DiscriminativeNB(event_model="bernoulli").fit(Xtr[1000:4000], ytr[1000:4000])
+    want = a.scale_weight_ + b.scale_weight_
+    assert np.isclose(a.merge(b).scale_weight_, want)

@@ -50,6 +50,7 @@ from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, SPLITS, Bool, Choi
 
 __all__ = ["FAMILIES", "DEFAULT_ALPHA", "STEP", "LONG_DOCUMENT_STEP", "LONG_DOCUMENT_TERMS", "STEP_RULE", "STEP_VALUE", "pass_step", "pass_steps", "RATIO_RULE", "long_documents", "uses_ratios", "pass_ratios", "log_count_ratios", "PARAM_SCHEMA", "fit_rows", "choose_family", "COMPLEMENT_RATIOS", "races_ratios", "class_sums", "class_cell_sums", "doc_features", "features", "learn",
            "linear_weights", "model_weights", "no_evidence_log_prior", "fit_scale", "held_out_scale", "leave_out_scale",
+           "Scale", "scale_state",
            "leave_out_scores", "fit_residual", "layer_features", "term_presence", "LAYER_FIELD", "RESIDUAL_STRENGTHS", "RESIDUAL_WORK", "passes", "check_folds", "restrict_splits", "map_threads", "sample_keys", "sample_rows",
            "threads", "content_keys", "group_keys"]
 
@@ -491,11 +492,41 @@ SCALE_DOCUMENTS = 2000
 MAX_CALIBRATION_CELLS = 2_000_000
 
 
-def fit_scale(S, y_index, weights=None):
+class Scale(float):
+    """A calibration scale (:func:`fit_scale`), with ``weight``: the evidence it was fitted
+    on, the curvature of the held-out log-loss in ``log s`` at it (about the number of
+    documents whose probabilities it moves), which a later batch's fit weighs it by."""
+
+    def __new__(cls, value, weight):
+        scale = super().__new__(cls, value)
+        scale.weight = float(weight)
+        return scale
+
+
+def scale_state(scale):
+    """The model-state fields of a fitted :class:`Scale` (``scale_``, ``scale_weight_``), or
+    none (None: not calibrated); a plain number gives ``scale_`` alone."""
+    if scale is None:
+        return {}
+    state = {"scale_": float(scale)}
+    if isinstance(scale, Scale):
+        state["scale_weight_"] = scale.weight
+    return state
+
+
+def fit_scale(S, y_index, weights=None, *, prior=None):
     """The temperature of scores ``S`` (documents x classes) for true classes ``y_index``:
     the ``s > 0`` that minimises the (``weights``-weighted) log-loss of
     ``softmax(s * S)`` (Guo, Pleiss, Sun & Weinberger 2017, "On calibration of modern
-    neural networks", ICML, §4.2: temperature scaling, ``s = 1 / T``).
+    neural networks", ICML, §4.2: temperature scaling, ``s = 1 / T``), a :class:`Scale`
+    (its ``weight`` the log-loss's curvature in ``log s`` at the minimum).
+
+    ``prior`` (``(s0, h0)``: an earlier batch's scale and its weight): the scale of these
+    scores and the earlier ones together, the earlier log-loss taken as the quadratic in
+    ``log s`` its minimum and curvature give (a Laplace approximation, MacKay 1992): a
+    later batch of ``partial_fit`` moves the scale by its own evidence, not to what its
+    few documents alone give (50 documents a strong model classifies without an error
+    separate the classes: their scale alone runs to its bound).
 
     The log-loss is convex in ``s``: its derivative ``Σ w (E_p[S] − S_y)`` increases
     with ``s`` (its own derivative is ``Σ w Var_p[S] ≥ 0``), so the root is bracketed and
@@ -522,33 +553,37 @@ def fit_scale(S, y_index, weights=None):
 
     S2 = S * S
 
+    u0, h0 = (0.0, 0.0) if prior is None else (math.log(min(max(prior[0], SCALE_RANGE[0]), SCALE_RANGE[1])),
+                                                max(float(prior[1]), 0.0))
+
     def slope(s):
-        """(d/ds, d²/ds²) of the log-loss at ``s``."""
+        """(d/du, d²/du²) of the log-loss (and the prior's quadratic) at ``s = e**u``."""
         P = np.exp(np.maximum(s * S, -500.0))  # e**-500 is 0 here, but no slow subnormal numbers
         z = P.sum(axis=1)
         mean = np.einsum("ij,ij->i", P, S) / z
         var = np.einsum("ij,ij->i", P, S2) / z - mean * mean
-        return float(w @ (mean - true)), float(w @ np.maximum(var, 0.0))
+        g, h = float(w @ (mean - true)), float(w @ np.maximum(var, 0.0))
+        pull = h0 * (math.log(s) - u0)
+        return s * g + pull, s * s * h + s * g + h0
 
     lo, hi = SCALE_RANGE
     s = 1.0
     for _ in range(100):
-        g, h = slope(s)
-        if g > 0:
+        gu, hu = slope(s)
+        if gu > 0:
             hi = s
         else:
             lo = s
-        if abs(g) <= 1e-9 * max(1.0, float(w.sum())) or hi <= lo * (1 + 1e-9):
+        if abs(gu) <= 1e-9 * s * max(1.0, float(w.sum()) + h0) or hi <= lo * (1 + 1e-9):
             break
         # a Newton step in log s (the scale is a ratio), else the geometric middle of the bracket
-        gu, hu = s * g, s * s * h + s * g
         step = s * math.exp(max(-50.0, min(50.0, -gu / hu))) if hu > 0 else None
         s = step if step is not None and lo < step < hi else math.sqrt(lo * hi)
-    return float(s)
+    return Scale(s, max(slope(s)[1], 0.0))
 
 
 def leave_out_scale(family, feature_count, class_count, T, y_index, contribution, *, alpha, keys, folds=5,
-                    weights=None, pool=None, splits=None, ratios=False, residual=False, n_jobs=1):
+                    weights=None, pool=None, splits=None, ratios=False, residual=False, n_jobs=1, prior=None):
     """The calibration scale (:func:`fit_scale`) of a trained model ``(feature_count,
     class_count)`` fitted on held-out scores of its own training documents ``T``.
 
@@ -586,12 +621,13 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
 
     ``residual``: also fit :func:`fit_residual` on the same held-out scores, times the
     scale, and return ``(scale, residual)`` (each None when there is nothing to fit);
-    ``n_jobs``: :func:`fit_residual`'s.
+    ``n_jobs``: :func:`fit_residual`'s. ``prior``: an earlier batch's scale and its weight
+    (:func:`fit_scale`).
     """
     if splits is not None:
         return _splits_scale(family, feature_count, class_count, T, y_index, contribution, alpha=alpha, keys=keys,
                              splits=splits, weights=weights, pool=pool, ratios=ratios, residual=residual,
-                             n_jobs=n_jobs)
+                             n_jobs=n_jobs, prior=prior)
     n, n_classes = T.shape[0], len(class_count)
     nothing = (None, None) if residual is not False else None
     if n < max(MIN_CALIBRATION_DOCUMENTS, 2 * folds) or n_classes < 2:
@@ -613,7 +649,7 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
     S = leave_out_scores(family, feature_count, class_count, T, y_index, contribution, fold, alpha=alpha, pool=pool,
                          ratios=ratios)
     w = None if weights is None else np.asarray(weights)[held]
-    scale = fit_scale(S, y_index[held], w)
+    scale = fit_scale(S, y_index[held], w, prior=prior)
     if residual is False:
         return scale
     if not layer:
@@ -1089,7 +1125,7 @@ def _take_out(fc, class_count, T_out, y_out, contribution_out):
 
 
 def _splits_scale(family, feature_count, class_count, T, y_index, contribution, *, alpha, keys, splits, weights,
-                  pool, ratios=False, residual=False, n_jobs=1):
+                  pool, ratios=False, residual=False, n_jobs=1, prior=None):
     """:func:`leave_out_scale` with given ``splits`` (see there; the residual's folds are
     the splits)."""
     n, n_classes = T.shape[0], len(class_count)
@@ -1126,7 +1162,7 @@ def _splits_scale(family, feature_count, class_count, T, y_index, contribution, 
         rows.append(test)
         part.append(np.full(test.size, i))
     S, truth, weight, rows = np.vstack(parts), np.concatenate(truth), np.concatenate(weight), np.concatenate(rows)
-    scale = fit_scale(S, truth, weight)
+    scale = fit_scale(S, truth, weight, prior=prior)
     if residual is False:
         return scale
     if not _residual_in_budget(T, rows, n_classes, residual):
@@ -1311,7 +1347,7 @@ def features(family, X, pool=None):
 
 def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_passes, step, max_nnz, keys,
           pool=None, represents=None, calibrate=False, folds=5, splits=None, contribution=None, ratios=False,
-          residual=False, n_jobs=1):
+          residual=False, n_jobs=1, prior=None):
     """Add the CSR count matrix ``X`` (documents of classes ``y_index``, ``weights``) to
     the sums, then make the frequency-estimate passes over them (:func:`passes`).
 
@@ -1326,7 +1362,8 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
     plus what the passes added for it) is written into it, for :func:`leave_out_scores`.
     ``ratios``: the model's weights take :func:`log_count_ratios` (in the passes and the
     calibration). ``residual`` (with ``calibrate``): also fit :func:`fit_residual` on the
-    calibration's held-out scores (``n_jobs``: its threads without a ``pool``). Returns the new
+    calibration's held-out scores (``n_jobs``: its threads without a ``pool``); ``prior``: an
+    earlier batch's scale and its weight, which the scale is fitted with (:func:`fit_scale`). Returns the new
     ``(feature_count, class_count, scale, residual)`` (scale None without ``calibrate`` or
     too few documents to fit it on; residual None unless fitted).
     """
@@ -1351,7 +1388,7 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
         return fc, cc, None, None
     fitted = leave_out_scale(family, fc, cc, Ts, y_index[rows], w + added, alpha=alpha, keys=keys[rows],
                              folds=folds, weights=w, pool=pool, splits=restrict_splits(splits, rows, X.shape[0]),
-                             ratios=ratios, residual=residual, n_jobs=n_jobs)
+                             ratios=ratios, residual=residual, n_jobs=n_jobs, prior=prior)
     return (fc, cc, *fitted) if residual is not False else (fc, cc, fitted, None)
 
 
@@ -1508,7 +1545,7 @@ def n_threads(n_jobs):
 
 
 def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=None, alpha=None, step=None,
-             ratios=None, dropped=None, splits=None, contribution=None, groups=None):
+             ratios=None, dropped=None, splits=None, contribution=None, groups=None, scale_prior=None):
     """One batch of training of a :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`
     with constructor ``params`` (a dict), from its sums so far: the event model is chosen
     when ``family`` is None (the first batch), then :func:`learn`. ``X`` holds canonical
@@ -1526,6 +1563,8 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
     ``residual`` the ``(weights, bias, strength)`` :func:`fit_residual` fitted on the
     calibration's held-out scores (with ``params["residual"]`` not False and a scale), or None.
     ``contribution``: an array that receives each document's weight in the sums (:func:`learn`).
+    ``scale_prior``: the scale an earlier batch fitted and its weight (``partial_fit``), which
+    this batch's scale is fitted with (:func:`fit_scale`: the batch moves it by its evidence).
 
     ``params["cv"]`` must be a number of folds (:func:`check_folds`) unless ``splits``
     are given: ``(train, test)`` index arrays into the rows of ``X`` (what the estimator's
@@ -1577,7 +1616,7 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
                                         keys=keys, pool=pool, represents=represents, calibrate=calibrate,
                                         folds=folds, splits=splits, contribution=contribution, ratios=ratios,
                                         residual=params.get("residual", False) if calibrate else False,
-                                        n_jobs=params["n_jobs"])
+                                        n_jobs=params["n_jobs"], prior=scale_prior)
     documents = np.bincount(y_index, weights=weights, minlength=len(class_count))
     if dropped is not None:
         documents = documents + dropped[family][1]

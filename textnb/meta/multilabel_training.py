@@ -245,8 +245,8 @@ def _dnb_copy_out_of_fold(X, Y, given, splits):
             dfe.canonical(X_rows), y_index, len(model_classes), fold, document, params=params)
         state = DISCRIMINATIVE.to_state({
             "classes_": model_classes, "n_features_in_": X.shape[1], "class_count_": cc, "feature_count_": fc,
-            "event_model_": family, "alpha_": alpha, "class_documents_": documents, "scale_": scale, "step_": step,
-            "ratios_": ratios})
+            "event_model_": family, "alpha_": alpha, "class_documents_": documents, **dfe.scale_state(scale),
+            "step_": step, "ratios_": ratios})
         return ModelNode("DiscriminativeNB", saved, state), model_classes, log_proba
 
     (estimator, _), S = copy_out_of_fold(X, Y, splits, fit_out_of_fold)

@@ -173,8 +173,14 @@ class DiscriminativeNB(_BaseCountNB):
     scale_ : float
         The calibration scale (absent with ``calibration=None``, or when fewer than 50
         documents were learned: :data:`textnb.core.dfe.MIN_CALIBRATION_DOCUMENTS`).
-        ``partial_fit`` refits it on each batch (of 50 documents or more); :meth:`merge`
-        averages the two models' scales, weighted by their documents.
+        ``partial_fit`` refits it on each batch (of 50 documents or more) together with
+        the scale fitted before, weighed by ``scale_weight_``; :meth:`merge` averages the
+        two models' scales, weighted by their documents.
+    scale_weight_ : float
+        The evidence ``scale_`` was fitted on: the curvature of its held-out log-loss in
+        ``log scale`` (:class:`textnb.core.dfe.Scale`), which a later ``partial_fit`` batch's
+        fit weighs the scale by (absent with ``scale_``, and in files written before
+        2026-12-07, whose next batch fits its scale alone).
     scale_merged_ : bool
         True when ``scale_`` is the average :meth:`merge` made (absent when it was fitted).
     residual_ : ndarray of shape (n_classes, n_features)
@@ -267,7 +273,7 @@ class DiscriminativeNB(_BaseCountNB):
 
     def _reset(self):
         for name in ("event_model_", "alpha_", "step_", "ratios_", "class_documents_", "scale_", "scale_merged_",
-                     *RESIDUAL_FIELDS):
+                     "scale_weight_", *RESIDUAL_FIELDS):
             self.__dict__.pop(name, None)
 
     def _learn(self, X, y_index, sample_weight, groups=None):
@@ -302,18 +308,27 @@ class DiscriminativeNB(_BaseCountNB):
         if not calibrate:
             params["calibration"] = None
         first = not hasattr(self, "event_model_")  # (later batches keep the first one's choices)
+        # a later batch's scale is fitted with the one before, weighed by its evidence, discounted
+        # by the share of the documents the batch adds (the model it was fitted for changes so)
+        prior = None
+        if not first and getattr(self, "scale_weight_", None) is not None:
+            before = float(np.sum(self.class_documents_))
+            added = float(np.sum(weights)) + (0.0 if dropped is None else float(np.sum(next(iter(dropped.values()))[1])))
+            prior = (self.scale_, self.scale_weight_ * before / (before + added) if before + added > 0 else 0.0)
         (self.event_model_, self.alpha_, self.step_, self.ratios_, self.feature_count_, self.class_count_, documents,
          scale, residual) = dfe.fit_rows(self.feature_count_, self.class_count_, X, y_index, weights, params=params,
                                family=getattr(self, "event_model_", None), alpha=getattr(self, "alpha_", None),
                                step=getattr(self, "step_", None), ratios=None if first else takes_ratios(vars(self)),
-                               dropped=dropped, splits=splits, contribution=contribution, groups=groups)
+                               dropped=dropped, splits=splits, contribution=contribution, groups=groups,
+                               scale_prior=prior)
         self.class_documents_ = getattr(self, "class_documents_", 0.0) + documents
         if self.calibration is None:
-            for name in ("scale_", "scale_merged_", *RESIDUAL_FIELDS):
+            for name in ("scale_", "scale_merged_", "scale_weight_", *RESIDUAL_FIELDS):
                 self.__dict__.pop(name, None)
         elif scale is not None:  # else (a batch too small to calibrate on) any earlier scale stays
-            self.scale_ = scale
-            self.__dict__.pop("scale_merged_", None)  # (fitted here, not a merge's average)
+            for name in ("scale_merged_", "scale_weight_"):  # (fitted here, not a merge's average)
+                self.__dict__.pop(name, None)
+            self.__dict__.update(dfe.scale_state(scale))
             # the residual is fitted on the batch's calibrated held-out scores: it goes with its scale
             for name in RESIDUAL_FIELDS:
                 self.__dict__.pop(name, None)
@@ -365,8 +380,8 @@ class DiscriminativeNB(_BaseCountNB):
         (self.event_model_, self.alpha_, self.step_, self.ratios_, self.feature_count_, self.class_count_,
          self.class_documents_, scale, log_proba) = dfe.fit_out_of_fold(_canonical(X), y_index, len(self.classes_), fold, document,
                                           params=self.get_params())
-        if scale is not None:
-            self.scale_ = scale
+        self.__dict__.pop("scale_weight_", None)
+        self.__dict__.update(dfe.scale_state(scale))
         self._update()
         return log_proba
 

@@ -455,6 +455,8 @@ class DiscriminativeKernel(CountKernel):
         "feature_names_in_": FEATURE_NAMES,
         "scale_": MayBeAbsent(Float(*dfe.SCALE_RANGE)),  # absent in files of uncalibrated models
         "scale_merged_": MayBeAbsent(Bool()),  # True: the merged models' scales averaged (since 2026-12-07)
+        # the scale's evidence (dfe.Scale.weight), which partial_fit weighs it by (since 2026-12-07)
+        "scale_weight_": MayBeAbsent(Float(0.0, 1e15)),
         "step_": MayBeAbsent(dfe.STEP_VALUE),  # absent in files written before 2026-12-06 (the step parameter)
         "ratios_": MayBeAbsent(Bool()),  # absent in files written before 2026-12-07 (as False: no ratios)
         # the residual logistic layer (dfe.fit_residual): absent when none was fitted
@@ -464,8 +466,8 @@ class DiscriminativeKernel(CountKernel):
         "residual_strength_": MayBeAbsent(Float(0.0, 1e6)),
     }
     state_fields = CountKernel.state_fields + ("event_model_", "alpha_", "class_documents_", "scale_",
-                                               "scale_merged_", "step_", "ratios_", *RESIDUAL_FIELDS)
-    scalar_fields = ("alpha_", "scale_", "step_", "residual_strength_")
+                                               "scale_merged_", "scale_weight_", "step_", "ratios_", *RESIDUAL_FIELDS)
+    scalar_fields = ("alpha_", "scale_", "scale_weight_", "step_", "residual_strength_")
     execution_params = ("n_jobs",)
     #: every parameter says how the event model and smoothing are chosen; a merge compares
     #: the choices made (``event_model_``, ``alpha_``) instead, as it always has
@@ -530,7 +532,7 @@ class DiscriminativeKernel(CountKernel):
             dropped=dropped, groups=groups)
         return self.to_state({"classes_": np.asarray(classes), "n_features_in_": X.shape[1], "class_count_": cc,
                               "feature_count_": fc, "event_model_": family, "alpha_": alpha,
-                              "class_documents_": documents, "scale_": scale, "step_": step,
+                              "class_documents_": documents, **dfe.scale_state(scale), "step_": step,
                               "ratios_": ratios, **residual_state(residual, family)})
 
     @staticmethod
@@ -565,7 +567,8 @@ class DiscriminativeKernel(CountKernel):
     def merge_states(self, a, b, columns=None, n_features=None):
         """:meth:`CountKernel.merge_states`, with the documents per class added and the
         calibration scale the two scales averaged, weighted by their documents (either
-        order gives the same number); no scale when neither has one. The residual layers
+        order gives the same number), its weight (:class:`textnb.core.dfe.Scale`) the two
+        weights summed when both have one; no scale when neither has one. The residual layers
         likewise (a side without one counts as a residual of zeros), on the merged classes
         and terms (:func:`merge_residuals`)."""
         merged = super().merge_states(a, b, columns, n_features)
@@ -576,6 +579,9 @@ class DiscriminativeKernel(CountKernel):
             scale = [float(s.get("scale_", 1.0)) for s in (a, b)]
             merged["scale_"] = (n[0] * scale[0] + n[1] * scale[1]) / (n[0] + n[1]) if n[0] + n[1] > 0 else scale[0]
             merged["scale_merged_"] = True  # (what inspect says of it: no temperature fitted on these documents)
+            merged.pop("scale_weight_", None)
+            if "scale_weight_" in a and "scale_weight_" in b:
+                merged["scale_weight_"] = float(a["scale_weight_"]) + float(b["scale_weight_"])
         documents = np.zeros(len(merged["classes_"]))
         for s in (a, b):
             documents[class_positions(merged["classes_"], s["classes_"])] += s["class_documents_"]
