@@ -20,7 +20,7 @@ from textnb.apps.filtering import add_headers, update_model
 from textnb.apps.serve import Server
 from textnb.apps import filtering, spamd
 from textnb.apps.filtering import digest_key, listed, message_digest
-from textnb.apps.spamd import check_user_name, parse_address, tell
+from textnb.apps.spamd import check_user_name, parse_address, shown_user, tell
 from textnb.apps.verdict import spamd_fields
 from textnb.cli.mailfilters import filter_main
 from textnb.core.errors import InputError, TextnbError
@@ -983,6 +983,52 @@ def test_a_utf8_user_name_selects_the_model_file_of_that_name(spam_model, sock_d
         check = f"CHECK SPAMC/1.5\r\nUser: {name}\r\nContent-length: {len(spam)}\r\n\r\n".encode("utf-8") + spam
         raw(a, check)
         assert name in srv.user_models.held_users()
+
+
+def test_only_ascii_white_space_is_taken_off_a_spamd_header_value(spam_model, sock_dir):
+    r"""spamd takes the ASCII white space after a header's colon off (its ``split /:\s*/`` on
+    bytes), no other: a ``User:`` name of Unicode white space (U+2028, NEL, NO-BREAK SPACE)
+    is a user's name, and ``"\u00a0alice"`` is not alice. ``str.lstrip()`` took them off:
+    the name U+2028 was no user (the served model, its TELL learned into the served model,
+    even with ``--unknown-user refuse``) and ``"\u00a0alice"`` taught alice's model. The
+    same for the other headers and the request line's version (``\u00a015`` was 15)."""
+    users = sock_dir / "users"
+    users.mkdir()
+    served = sock_dir / "served.tnb"
+    shutil.copyfile(spam_model, served)
+    shutil.copyfile(spam_model, users / "alice.tnb")
+    served_bytes, alice_bytes = served.read_bytes(), (users / "alice.tnb").read_bytes()
+    spam, ham = messages(23)
+    learn = [("Message-class", "ham"), ("Set", "local")]
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), unknown_user="refuse",
+                allow_tell=True) as srv:
+        a = srv.spamd_address
+        for name in ("\u2028", "\x85", "\xa0", "\u3000", "\xa0alice", "alice\u2028"):
+            for method, headers in (("CHECK", []), ("TELL", learn)):
+                out = raw(a, request(method, ham, headers + [("User", name)]))
+                assert _status(out) == 67, (name, method, out)  # a user without a model: refused
+                assert shown_user(name).encode() in out, out
+        assert served.read_bytes() == served_bytes and (users / "alice.tnb").read_bytes() == alice_bytes
+        assert sorted(p.name for p in users.iterdir()) == ["alice.tnb"]
+        # ASCII white space before the name is no part of it, as spamd's (and an empty name is no user)
+        for value in (" \t alice", "\x0b\x0calice"):
+            check = f"CHECK SPAMC/1.5\r\nUser:{value}\r\nContent-length: {len(spam)}\r\n\r\n".encode()
+            assert raw(a, check + spam).startswith(b"SPAMD/1.1 0 EX_OK\r\nSpam: True"), value
+        assert srv.user_models.held_users() == ["alice"]
+        # the ASCII separators 0x1C-0x1F (white space to str.lstrip) are control characters: refused
+        out = raw(a, f"CHECK SPAMC/1.5\r\nUser: \x1calice\r\nContent-length: {len(spam)}\r\n\r\n".encode() + spam)
+        assert _status(out) == 76 and b"control chars" in out, out
+        # the other headers and the version: a number or a class after Unicode white space is refused
+        for head in (f"CHECK SPAMC/1.5\r\nContent-length: \xa0{len(spam)}\r\n\r\n",
+                     f"CHECK SPAMC/1.5\r\nContent-length:\u2028{len(spam)}\r\n\r\n",
+                     f"TELL SPAMC/1.5\r\nMessage-class: \xa0spam\r\nSet: local\r\nContent-length: {len(spam)}\r\n\r\n",
+                     f"CHECK SPAMC/\xa01.5\r\nContent-length: {len(spam)}\r\n\r\n",
+                     f"CHECK SPAMC/1.5\u2028\r\nContent-length: {len(spam)}\r\n\r\n"):
+            out = raw(a, head.encode() + spam)
+            assert _status(out) == 76, (head, out)
+        assert served.read_bytes() == served_bytes
+        # without a User: header the served model, as before
+        assert b"Spam: True" in raw(a, request("CHECK", spam))
 
 
 def test_a_request_cut_by_the_daemon_stopping_is_not_blamed_on_the_client(spam_model):
