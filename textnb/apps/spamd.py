@@ -15,8 +15,10 @@ Methods (one request per connection, as spamd):
 * ``REPORT`` / ``REPORT_IFSPAM``: a "Content analysis details" report (for
   ``REPORT_IFSPAM`` only when spam; its ``Spam:`` line says ``Yes``/``No``).
 * ``PROCESS``: the message with the ``X-TextNB-*`` headers added at the end of its header
-  block (earlier ones removed), every other byte as sent; ``HEADERS``: the same, up to
-  and including the empty line that ends the header block.
+  block (earlier ones removed), every other byte as sent: ``spamfilter -p``'s output
+  (:func:`textnb.apps.filtering.add_headers` with the same ``max_bytes``: a header longer
+  than it gets them before the last field read); ``HEADERS``: the same, up to and
+  including the empty line that ends the header block.
 * ``PING`` (``PONG``), ``SKIP`` (nothing).
 * ``TELL`` (only with ``allow_tell``, as spamd's ``--allow-tell``): ``Message-class:
   spam|ham`` with ``Set: local`` learns the message, ``Remove: local`` forgets it. The
@@ -668,7 +670,7 @@ class SpamdHandler(StreamHandler):
             raise _Refuse("EX_DATAERR", f"Bad message: {exc}") from None
         except TextnbError as exc:
             raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: {exc}") from None
-        self._answer(method, version, verdict, data, owner.mail_options.get("spam_cutoff"))
+        self._answer(method, version, verdict, data, owner.mail_options)
 
     def _body(self, owner, length):
         limit = owner.max_request
@@ -770,12 +772,13 @@ class SpamdHandler(StreamHandler):
                       f"in {model_path}")
         self._send(protocol.spamd_reply(extra))
 
-    def _answer(self, method, version, verdict, data, spam_cutoff):
+    def _answer(self, method, version, verdict, data, options):
+        spam_cutoff = options.get("spam_cutoff")
         is_spam, score, threshold = spamd_fields(verdict, spam_cutoff)
         word = ("Yes" if is_spam else "No") if method == "REPORT_IFSPAM" else ("True" if is_spam else "False")
         spam_line = ("Spam", f"{word} ; {score} / {threshold}")
         if method in ("PROCESS", "HEADERS"):
-            out = add_headers(data, verdict)
+            out = add_headers(data, verdict, options.get("max_bytes"))  # (the cold -p's placement, its cut's)
             if method == "HEADERS":
                 out = _header_block(out)
             if version >= 1.3:
