@@ -954,6 +954,59 @@ def test_a_user_whose_model_path_is_the_served_model_never_writes_it(spam_model,
         assert not any("maps to the served model" in line for line in logs)
 
 
+def test_a_user_whose_model_would_be_a_file_kept_beside_a_model_is_refused(spam_model, sock_dir):
+    """With a template without an extension (``DIR/%u``), user ``carol.learned``'s model file
+    was user carol's journal: carol's first TELL wrote its journal over that user's model
+    (lost), and ``carol.lock`` / ``carol.learned.lock`` were carol's lock files. A user
+    whose model file would be named as a file textnb keeps beside a model (a journal, a lock
+    file, a temporary file of the folder) is refused as other bad names are (67, the reason
+    said), nothing made; and, the other way, a user one of whose files would be the served
+    model. The default ``DIR/%u.tnb`` makes no such name: ``carol.learned`` is a user there."""
+    users = sock_dir / "users"
+    users.mkdir()
+    served = sock_dir / "served.tnb"
+    shutil.copyfile(spam_model, served)
+    spam, ham = messages(33)
+    learn = [("Message-class", "spam"), ("Set", "local")]
+    logs = []
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(users / "%u"), allow_tell=True,
+                log=logs.append) as srv:
+        a = srv.spamd_address
+        out = raw(a, request("TELL", ham, learn + [("User", "carol.learned")]))
+        assert _status(out) == 67 and b"not allowed in a model path" in out and b"journal" in out, out
+        assert b"DidSet: local" in raw(a, request("TELL", ham, learn + [("User", "carol")]))
+        made = {p.name: p.read_bytes() for p in users.iterdir()}
+        assert {"carol", "carol.learned", "carol.lock", "carol.learned.lock"} <= set(made), made
+        for user, why in (("carol.learned", b"journal"), ("carol.lock", b"lock file"),
+                          ("carol.learned.lock", b"lock file"), ("carol.tnb.learned", b"journal")):
+            for method, headers in (("CHECK", []), ("TELL", learn), ("TELL", [("Remove", "local")])):
+                out = raw(a, request(method, spam, headers + [("User", user)]))
+                assert _status(out) == 67 and why in out and out.count(b"\r\n") == 1, (user, out)
+        assert {p.name: p.read_bytes() for p in users.iterdir()} == made  # carol's journal and locks as they were
+        assert b"DidSet: local" in raw(a, request("TELL", spam, learn + [("User", "carol")]))  # carol goes on
+    # a template putting a dot before the name: the folder's temporary files (a save's, swept when stale)
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(users / ".%u")) as srv:
+        for user in ("tmp-.carol.x1y2.part", "tnbq8w7e6", "textnb-probe-abc"):
+            out = raw(srv.spamd_address, request("CHECK", spam, [("User", user)]))
+            assert _status(out) == 67 and b"temporary file" in out, (user, out)
+        assert raw(srv.spamd_address, request("CHECK", spam, [("User", "tmp-carol")])).startswith(b"SPAMD/1.1 0 ")
+    # the other way: the served model named as a model's journal is no user's journal
+    site = users / "site.learned"
+    shutil.copyfile(spam_model, site)
+    before = site.read_bytes()
+    logs = []
+    with Server(site, spamd=("127.0.0.1", 0), user_models=str(users / "%u"), allow_tell=True,
+                log=logs.append) as srv:
+        assert not any("maps to the served model" in line for line in logs), logs  # (site.learned: no user)
+        out = raw(srv.spamd_address, request("TELL", ham, learn + [("User", "site")]))
+        assert _status(out) == 67 and b"would be the served model" in out, out
+        assert site.read_bytes() == before and not (users / "site").exists()
+    # the default template: such names are users' as any other
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), allow_tell=True) as srv:
+        assert b"DidSet: local" in raw(srv.spamd_address, request("TELL", ham, learn + [("User", "carol.learned")]))
+        assert (users / "carol.learned.tnb").exists()
+
+
 def test_a_content_length_that_does_not_match_the_body_is_refused(spam_model):
     """More body than Content-length says was scored by its first bytes (PROCESS answered the
     message cut); two Content-length headers that disagree were taken, the last winning."""
