@@ -215,6 +215,9 @@ def test_bad_requests_get_an_error_and_the_daemon_goes_on(spam_model, sock_dir):
             b"CLASSIFY 5\n{bad}": b"ERR the request is not valid JSON",
             b"CLASSIFY 2\n[]": b"ERR the request must be a JSON object",
             b"\xff\xfe\n": b"ERR unknown request",
+            # words are cut at ASCII white space, as the clients cut them (str.split cut at 0x1C-0x1F too)
+            f"SPAM\x1c{len(msg)}\n".encode() + msg: b"ERR unknown request 'SPAM\\x1c",
+            f"SPAM {len(msg)}\x1fheaders=1\n".encode() + msg: b"ERR SPAM: expected a byte count",
             # a request cut short (the client's side closed): one ERR line, as spamd's Content-length
             # mismatch (found by a user trial: the connection closed without a word)
             b"SPAM 10\nshort": b"ERR SPAM: the request ended after 5 of its 10 bytes",

@@ -18,9 +18,10 @@ import pytest
 from textnb.apps import protocol
 from textnb.apps.filtering import add_headers, update_model
 from textnb.apps.serve import Server
+from textnb.apps.spamclient import client_main
 from textnb.apps import filtering, spamd
 from textnb.apps.filtering import digest_key, listed, message_digest
-from textnb.apps.spamd import check_user_name, parse_address, tell
+from textnb.apps.spamd import check_user_name, parse_address, shown_user, tell
 from textnb.apps.verdict import spamd_fields
 from textnb.cli.mailfilters import filter_main
 from textnb.core.errors import InputError, TextnbError
@@ -124,6 +125,40 @@ def test_spamc_process_adds_the_headers_and_keeps_the_body(spam_model):
             body = msg.split(b"\r\n\r\n" if b"\r\n\r\n" in msg else b"\n\n", 1)[1]
             assert r.stdout.endswith(body)
             assert b"X-TextNB-Class: " in r.stdout
+
+
+def test_process_headers_and_the_socket_place_the_fields_as_cold_p_in_a_header_over_max_bytes(spam_model, sock_dir):
+    """A header longer than ``--max-bytes`` (10 MiB by default; 2,000 bytes here): cold
+    ``spamfilter -p`` reads the first ``max_bytes``, puts the fields before the last field
+    read and copies the rest; spamd's PROCESS and HEADERS put them at the end of the whole
+    header (the message past the cut was read to find its end), elsewhere than docs/spam.md
+    says. Now all go through ``add_headers(data, verdict, max_bytes)``: the same bytes from
+    the cold command, ``spamfilter --socket -p`` (which sends the first ``max_bytes``), a
+    socket request holding the whole message, PROCESS and HEADERS."""
+    n = 2000
+    spam, _ = messages(24)
+    fields = b"".join(b"X-Relay-%d: hop %d of a long trail of relays\n" % (i, i) for i in range(100))
+    msg = spam.replace(b"\n\n", b"\n" + fields + b"\n", 1)
+    assert msg.index(b"\n\n") > 2 * n
+    code, want, _ = cold(["-m", str(spam_model), "-p", "--max-bytes", str(n)], msg)
+    assert code == 0 and want.count(b"X-TextNB-Class: spam") == 1
+    assert want.index(b"X-TextNB-Class") < n < msg.index(b"\n\n")  # (before the last field read)
+    assert filtering.remove_headers(want) == msg
+    sock = sock_dir / "s"
+    with Server(spam_model, socket_path=sock, spamd=("127.0.0.1", 0)) as srv:
+        srv.mail_options = {"max_bytes": n}  # (the library's setting of the spamd cut: the CLI has the default's)
+        out = io.BytesIO()
+        assert client_main(["--socket", str(sock), "-p", "--max-bytes", str(n)], stdin=io.BytesIO(msg), stdout=out,
+                           stderr=io.StringIO()) == 0
+        assert out.getvalue() == want  # the daemon's own client
+        reply = raw(str(sock), b"SPAM %d max_bytes=%d headers=1\n" % (len(msg), n) + msg)  # a client sending it all
+        line, _, head = reply.partition(b"\n")
+        assert line.startswith(b"OK 0 spam ") and head == want
+        a = srv.spamd_address
+        for method, expected in (("PROCESS", want), ("HEADERS", want[:want.index(b"\n\n") + 2])):
+            out = raw(a, request(method, msg))
+            status, _, body = out.partition(b"\r\n\r\n")
+            assert status.startswith(b"SPAMD/1.1 0 EX_OK") and body == expected, method
 
 
 @needs_spamc
@@ -919,6 +954,59 @@ def test_a_user_whose_model_path_is_the_served_model_never_writes_it(spam_model,
         assert not any("maps to the served model" in line for line in logs)
 
 
+def test_a_user_whose_model_would_be_a_file_kept_beside_a_model_is_refused(spam_model, sock_dir):
+    """With a template without an extension (``DIR/%u``), user ``carol.learned``'s model file
+    was user carol's journal: carol's first TELL wrote its journal over that user's model
+    (lost), and ``carol.lock`` / ``carol.learned.lock`` were carol's lock files. A user
+    whose model file would be named as a file textnb keeps beside a model (a journal, a lock
+    file, a temporary file of the folder) is refused as other bad names are (67, the reason
+    said), nothing made; and, the other way, a user one of whose files would be the served
+    model. The default ``DIR/%u.tnb`` makes no such name: ``carol.learned`` is a user there."""
+    users = sock_dir / "users"
+    users.mkdir()
+    served = sock_dir / "served.tnb"
+    shutil.copyfile(spam_model, served)
+    spam, ham = messages(33)
+    learn = [("Message-class", "spam"), ("Set", "local")]
+    logs = []
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(users / "%u"), allow_tell=True,
+                log=logs.append) as srv:
+        a = srv.spamd_address
+        out = raw(a, request("TELL", ham, learn + [("User", "carol.learned")]))
+        assert _status(out) == 67 and b"not allowed in a model path" in out and b"journal" in out, out
+        assert b"DidSet: local" in raw(a, request("TELL", ham, learn + [("User", "carol")]))
+        made = {p.name: p.read_bytes() for p in users.iterdir()}
+        assert {"carol", "carol.learned", "carol.lock", "carol.learned.lock"} <= set(made), made
+        for user, why in (("carol.learned", b"journal"), ("carol.lock", b"lock file"),
+                          ("carol.learned.lock", b"lock file"), ("carol.tnb.learned", b"journal")):
+            for method, headers in (("CHECK", []), ("TELL", learn), ("TELL", [("Remove", "local")])):
+                out = raw(a, request(method, spam, headers + [("User", user)]))
+                assert _status(out) == 67 and why in out and out.count(b"\r\n") == 1, (user, out)
+        assert {p.name: p.read_bytes() for p in users.iterdir()} == made  # carol's journal and locks as they were
+        assert b"DidSet: local" in raw(a, request("TELL", spam, learn + [("User", "carol")]))  # carol goes on
+    # a template putting a dot before the name: the folder's temporary files (a save's, swept when stale)
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(users / ".%u")) as srv:
+        for user in ("tmp-.carol.x1y2.part", "tnbq8w7e6", "textnb-probe-abc"):
+            out = raw(srv.spamd_address, request("CHECK", spam, [("User", user)]))
+            assert _status(out) == 67 and b"temporary file" in out, (user, out)
+        assert raw(srv.spamd_address, request("CHECK", spam, [("User", "tmp-carol")])).startswith(b"SPAMD/1.1 0 ")
+    # the other way: the served model named as a model's journal is no user's journal
+    site = users / "site.learned"
+    shutil.copyfile(spam_model, site)
+    before = site.read_bytes()
+    logs = []
+    with Server(site, spamd=("127.0.0.1", 0), user_models=str(users / "%u"), allow_tell=True,
+                log=logs.append) as srv:
+        assert not any("maps to the served model" in line for line in logs), logs  # (site.learned: no user)
+        out = raw(srv.spamd_address, request("TELL", ham, learn + [("User", "site")]))
+        assert _status(out) == 67 and b"would be the served model" in out, out
+        assert site.read_bytes() == before and not (users / "site").exists()
+    # the default template: such names are users' as any other
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), allow_tell=True) as srv:
+        assert b"DidSet: local" in raw(srv.spamd_address, request("TELL", ham, learn + [("User", "carol.learned")]))
+        assert (users / "carol.learned.tnb").exists()
+
+
 def test_a_content_length_that_does_not_match_the_body_is_refused(spam_model):
     """More body than Content-length says was scored by its first bytes (PROCESS answered the
     message cut); two Content-length headers that disagree were taken, the last winning."""
@@ -983,6 +1071,52 @@ def test_a_utf8_user_name_selects_the_model_file_of_that_name(spam_model, sock_d
         check = f"CHECK SPAMC/1.5\r\nUser: {name}\r\nContent-length: {len(spam)}\r\n\r\n".encode("utf-8") + spam
         raw(a, check)
         assert name in srv.user_models.held_users()
+
+
+def test_only_ascii_white_space_is_taken_off_a_spamd_header_value(spam_model, sock_dir):
+    r"""spamd takes the ASCII white space after a header's colon off (its ``split /:\s*/`` on
+    bytes), no other: a ``User:`` name of Unicode white space (U+2028, NEL, NO-BREAK SPACE)
+    is a user's name, and ``"\u00a0alice"`` is not alice. ``str.lstrip()`` took them off:
+    the name U+2028 was no user (the served model, its TELL learned into the served model,
+    even with ``--unknown-user refuse``) and ``"\u00a0alice"`` taught alice's model. The
+    same for the other headers and the request line's version (``\u00a015`` was 15)."""
+    users = sock_dir / "users"
+    users.mkdir()
+    served = sock_dir / "served.tnb"
+    shutil.copyfile(spam_model, served)
+    shutil.copyfile(spam_model, users / "alice.tnb")
+    served_bytes, alice_bytes = served.read_bytes(), (users / "alice.tnb").read_bytes()
+    spam, ham = messages(23)
+    learn = [("Message-class", "ham"), ("Set", "local")]
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), unknown_user="refuse",
+                allow_tell=True) as srv:
+        a = srv.spamd_address
+        for name in ("\u2028", "\x85", "\xa0", "\u3000", "\xa0alice", "alice\u2028"):
+            for method, headers in (("CHECK", []), ("TELL", learn)):
+                out = raw(a, request(method, ham, headers + [("User", name)]))
+                assert _status(out) == 67, (name, method, out)  # a user without a model: refused
+                assert shown_user(name).encode() in out, out
+        assert served.read_bytes() == served_bytes and (users / "alice.tnb").read_bytes() == alice_bytes
+        assert sorted(p.name for p in users.iterdir()) == ["alice.tnb"]
+        # ASCII white space before the name is no part of it, as spamd's (and an empty name is no user)
+        for value in (" \t alice", "\x0b\x0calice"):
+            check = f"CHECK SPAMC/1.5\r\nUser:{value}\r\nContent-length: {len(spam)}\r\n\r\n".encode()
+            assert raw(a, check + spam).startswith(b"SPAMD/1.1 0 EX_OK\r\nSpam: True"), value
+        assert srv.user_models.held_users() == ["alice"]
+        # the ASCII separators 0x1C-0x1F (white space to str.lstrip) are control characters: refused
+        out = raw(a, f"CHECK SPAMC/1.5\r\nUser: \x1calice\r\nContent-length: {len(spam)}\r\n\r\n".encode() + spam)
+        assert _status(out) == 76 and b"control chars" in out, out
+        # the other headers and the version: a number or a class after Unicode white space is refused
+        for head in (f"CHECK SPAMC/1.5\r\nContent-length: \xa0{len(spam)}\r\n\r\n",
+                     f"CHECK SPAMC/1.5\r\nContent-length:\u2028{len(spam)}\r\n\r\n",
+                     f"TELL SPAMC/1.5\r\nMessage-class: \xa0spam\r\nSet: local\r\nContent-length: {len(spam)}\r\n\r\n",
+                     f"CHECK SPAMC/\xa01.5\r\nContent-length: {len(spam)}\r\n\r\n",
+                     f"CHECK SPAMC/1.5\u2028\r\nContent-length: {len(spam)}\r\n\r\n"):
+            out = raw(a, head.encode() + spam)
+            assert _status(out) == 76, (head, out)
+        assert served.read_bytes() == served_bytes
+        # without a User: header the served model, as before
+        assert b"Spam: True" in raw(a, request("CHECK", spam))
 
 
 def test_a_request_cut_by_the_daemon_stopping_is_not_blamed_on_the_client(spam_model):

@@ -48,8 +48,9 @@ import numpy as np
 
 from textnb.core.errors import InputError, ModelFileError, check_input, input_name, missing_reason
 from textnb.core.labels import label_names
-from textnb.core.model_io import (atomic_write, before_replace, cannot_write_in, load, model_class, new_file_mode,
-                                  output_target, refuse_folder, refuse_input_as_output, save, staged_write)
+from textnb.core.model_io import (atomic_write, before_replace, cannot_write_in, is_temporary_name, load, model_class,
+                                  new_file_mode, output_target, refuse_folder, refuse_input_as_output, save,
+                                  staged_write)
 from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
 from textnb.io import mail
@@ -109,6 +110,7 @@ __all__ = [
     "message_batches",
     "as_messages",
     "model_lock",
+    "side_file",
     "train_model",
     "update_model",
     "add_headers",
@@ -395,6 +397,13 @@ class SpamFilter(StreamClassifier):
 
 
 # -- model updates under a lock -----------------------------------------------------
+#: The endings of the files kept beside a model file ``<model>``: its lock file
+#: (:func:`model_lock`), the daemon's journal (:func:`journal_path`), whose lock is
+#: ``<model>.learned.lock``; and the prefix of the temporary copy of the served model that
+#: starts a user's model (:func:`textnb.apps.spamd._copy_model`). See :func:`side_file`.
+LOCK_SUFFIX, JOURNAL_SUFFIX, COPY_PREFIX = ".lock", ".learned", ".tnb"
+
+
 @contextlib.contextmanager
 def model_lock(model_path, *, follow=True):
     """Hold an exclusive ``fcntl.flock`` on ``<model_path>.lock`` (created if needed).
@@ -408,7 +417,7 @@ def model_lock(model_path, *, follow=True):
     path = os.fspath(model_path)
     if follow:
         refuse_folder(path)  # (no lock file left beside a folder given as the model)
-    lock_path = (os.path.realpath(path) if follow else os.path.abspath(path)) + ".lock"
+    lock_path = (os.path.realpath(path) if follow else os.path.abspath(path)) + LOCK_SUFFIX
     flags = os.O_RDWR | os.O_CREAT | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
     try:
         fd = os.open(lock_path, flags, 0o644)
@@ -727,7 +736,27 @@ def journal_path(model_path):
     """Where the daemon's TELL journal of the model at ``model_path`` is (the messages it
     learned and forgot, :mod:`textnb.apps.spamd`): next to the real model file. A model
     trained anew (:func:`train_model`) starts without one."""
-    return os.path.realpath(os.fspath(model_path)) + ".learned"
+    return os.path.realpath(os.fspath(model_path)) + JOURNAL_SUFFIX
+
+
+def side_file(name):
+    """What a file named ``name`` would be among the files textnb keeps beside a model file
+    (one line's words, for an error message), or None.
+
+    ``<model>.lock`` (:func:`model_lock`), ``<model>.learned`` (:func:`journal_path`) and
+    its lock ``<model>.learned.lock``; the temporary files made in a model's folder, all
+    hidden: a save's ``.tmp-<name>.<random>.part`` and the write check's
+    ``.textnb-probe-<random>`` (:func:`textnb.core.model_io.is_temporary_name`), a
+    per-user model's copy ``.tnb<random>`` (:data:`COPY_PREFIX`). A model of such a name
+    would be written over, locked, or swept away as another model's (the daemon refuses a
+    user name that makes one: :meth:`textnb.apps.spamd.UserModels.path`)."""
+    if name.endswith(LOCK_SUFFIX):
+        return f"a model's lock file, <model>{LOCK_SUFFIX} or <model>{JOURNAL_SUFFIX}{LOCK_SUFFIX}"
+    if name.endswith(JOURNAL_SUFFIX):
+        return f"a model's journal, <model>{JOURNAL_SUFFIX}"
+    if is_temporary_name(name) or name.startswith(COPY_PREFIX):
+        return f"a temporary file of a model's folder, .tmp-*.part, .textnb-probe-* or {COPY_PREFIX}*"
+    return None
 
 
 def update_model(model_path, *, register=(), unregister=(), create=True, kind=DEFAULT_KIND,

@@ -159,19 +159,28 @@ def parse_spamd_request_line(line):
     parts = text.split(" ")
     if len(parts) != 2 or parts[0] not in SPAMD_METHODS or not parts[1].startswith("SPAMC/"):
         raise ProtocolError(f"({text[:80]})")
-    try:
-        version = float(parts[1][6:])
-    except ValueError:
-        raise ProtocolError(f"(bad protocol version {parts[1][:20]!r})") from None
+    number = parts[1][6:]
+    # ASCII digits and a point only: float() also takes white space around them (Unicode's,
+    # U+00A0 or U+2028, and the ASCII separators 0x1C-0x1F), other scripts' digits, '1_5'
+    if not (number.isascii() and number.replace(".", "", 1).isdigit()):
+        raise ProtocolError(f"(bad protocol version {parts[1][:20]!r})")
+    version = float(number)
     if not 1.0 <= version < 2.0:
         raise ProtocolError(f"(unsupported protocol version {parts[1][:20]})")
     return parts[0], version
 
 
+#: The white space taken off the start of a spamd header's value: ASCII's, as spamd's
+#: ``split /:\s*/`` on the request's bytes takes it (``str.lstrip()`` also took Unicode's,
+#: U+00A0, U+2028, NEL, and the ASCII separators 0x1C-0x1F, which spamd keeps).
+SPAMD_SPACE = " \t\r\n\v\f"
+
+
 def parse_spamd_header(line, headers):
     """Add one header line (CRLF or LF ended, not empty) to the dict ``headers``.
 
-    Names are spamd's (case as sent: spamd ignores other spellings, so does this).
+    Names are spamd's (case as sent: spamd ignores other spellings, so does this). The
+    value starts after the colon and the ASCII white space after it (:data:`SPAMD_SPACE`).
     ``Content-length`` must be digits (given twice, the same number); ``User`` may hold no control characters;
     ``Message-class`` is ``spam`` or ``ham``; ``Set`` / ``Remove`` name ``local`` and/or
     ``remote``; ``Compress`` is refused (this daemon reads plain messages only).
@@ -180,7 +189,7 @@ def parse_spamd_header(line, headers):
     name, sep, value = text.partition(":")
     if not sep:
         raise ProtocolError("(header not in 'Name: value' format)")
-    value = value.lstrip()
+    value = value.lstrip(SPAMD_SPACE)
     if name == "Content-length":
         n = parse_length(value)
         if n is None:
@@ -195,8 +204,10 @@ def parse_spamd_header(line, headers):
         # model file's name unchanged (a byte that is not UTF-8 kept by surrogateescape). An
         # empty one is no user (Exim's `spam = $local_part` in the DATA ACL, where the variable
         # is empty, sends `User: `): the served model, as without the header; it was refused
-        # (67), and Exim then deferred the condition and delivered spam unscanned
-        if value.strip(" \t"):
+        # (67), and Exim then deferred the condition and delivered spam unscanned. Only ASCII
+        # white space is taken off (SPAMD_SPACE): a name of U+2028 or NEL is a name, and
+        # "\u00a0alice" is not alice (str.lstrip took them off: no user, and alice's model)
+        if value:
             headers["user"] = value
     elif name == "Message-class":
         if value.lower() not in ("spam", "ham"):

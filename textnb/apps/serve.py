@@ -15,8 +15,8 @@ one verdict of :func:`textnb.apps.verdict.message_verdict`; the wire formats are
 otherwise, e.g. ``0660`` for a mail system's group). One request per line, the body
 length-prefixed; a connection may carry several requests:
 
-* ``SPAM <n> [spam_cutoff=<p>] [ham_cutoff=<p>] [max_bytes=<n>] [headers=1]`` then ``n``
-  raw message bytes: the spam verdict of the message, exactly as the cold
+* ``SPAM <n> [spam_cutoff=<p>] [ham_cutoff=<p>] [max_bytes=<n>] [headers=1]`` (words
+  separated by ASCII white space, as the clients write them) then ``n`` raw message bytes: the spam verdict of the message, exactly as the cold
   ``spamfilter`` computes it (:class:`textnb.apps.filtering.SpamFilter`, the same defaults).
   Reply ``OK <exit code> <label> <score> <log-odds> <m>`` then ``m`` bytes: with
   ``headers=1`` the message with its ``X-TextNB-*`` headers added
@@ -612,7 +612,9 @@ class _MailHandler(StreamHandler):
                 try:
                     if not line.endswith(b"\n"):
                         raise _Reply(f"request line over {_MAX_LINE} bytes or unterminated")
-                    self._answer(owner, line.decode("ascii", "replace").split())
+                    # words cut at ASCII white space, as the clients write and read them (bytes.split);
+                    # str.split also cut at 0x1C-0x1F ('SPAM\x1c5' was SPAM 5)
+                    self._answer(owner, [word.decode("ascii", "replace") for word in line.split()])
                 except _Reply as exc:
                     self._send(protocol.error_reply(exc))
                     self._drain(min(owner.timeout, 10.0), _MAX_DRAIN)

@@ -15,8 +15,10 @@ Methods (one request per connection, as spamd):
 * ``REPORT`` / ``REPORT_IFSPAM``: a "Content analysis details" report (for
   ``REPORT_IFSPAM`` only when spam; its ``Spam:`` line says ``Yes``/``No``).
 * ``PROCESS``: the message with the ``X-TextNB-*`` headers added at the end of its header
-  block (earlier ones removed), every other byte as sent; ``HEADERS``: the same, up to
-  and including the empty line that ends the header block.
+  block (earlier ones removed), every other byte as sent: ``spamfilter -p``'s output
+  (:func:`textnb.apps.filtering.add_headers` with the same ``max_bytes``: a header longer
+  than it gets them before the last field read); ``HEADERS``: the same, up to and
+  including the empty line that ends the header block.
 * ``PING`` (``PONG``), ``SKIP`` (nothing).
 * ``TELL`` (only with ``allow_tell``, as spamd's ``--allow-tell``): ``Message-class:
   spam|ham`` with ``Set: local`` learns the message, ``Remove: local`` forgets it. The
@@ -49,7 +51,10 @@ stopping ``69`` (EX_UNAVAILABLE, "stopping"); then the connection is closed. The
 ``User:`` header selects the model file ``TEMPLATE`` with ``%u`` replaced by the name
 (``%%`` is a ``%``), as spamd's ``-u`` / SpamAssassin's per-user Bayes. Names with a
 path separator, a NUL, a leading dot (so ``.`` and ``..``) or over 255 bytes are refused
-(EX_NOUSER). A user without a model file gets the served model (``unknown_user =
+(EX_NOUSER), and so are names whose model file would be named as a file textnb keeps
+beside a model (``carol.learned`` with ``DIR/%u``: carol's journal;
+:func:`textnb.apps.filtering.side_file`), or one of whose such files would be the served
+model. A user without a model file gets the served model (``unknown_user =
 "fallback"``) or EX_NOUSER (``"refuse"``); a TELL for such a user under ``fallback``
 that changes what the user is served (learning; forgetting a message the served model's
 journal lists) starts the user's model as a copy of the served one with that journal
@@ -78,8 +83,8 @@ import time
 from collections import OrderedDict
 
 from textnb.apps import protocol
-from textnb.apps.filtering import (add_headers, digest_key, journal_path, listed, model_identity,
-                                   model_lock, open_journal, update_model)
+from textnb.apps.filtering import (COPY_PREFIX, JOURNAL_SUFFIX, LOCK_SUFFIX, add_headers, digest_key, journal_path,
+                                   listed, model_identity, model_lock, open_journal, side_file, update_model)
 from textnb.apps.filtering import _journal_lines, _journal_state, _to_compact
 from textnb.apps.filtering import append_journal_line as _append_journal_line, read_journal as _read_journal
 from textnb.apps.filtering import write_journal as _write_journal
@@ -98,7 +103,7 @@ DEFAULT_MAX_USERS = 64
 DEFAULT_MAX_USER_BYTES = 1 << 30
 _MAX_USER = 255
 #: The longest ending the daemon adds to a user's model file name (its journal's lock file).
-_LONGEST_SUFFIX = b".learned.lock"
+_LONGEST_SUFFIX = (JOURNAL_SUFFIX + LOCK_SUFFIX).encode()
 _MAX_DRAIN = 64 * 1024 * 1024
 _BLANK_LINE = re.compile(rb"\r?\n\r?\n")
 #: Seconds the daemon waits, after a body of ``Content-length`` bytes, for bytes beyond it:
@@ -182,6 +187,8 @@ class UserModels:
         self.template, self.unknown_user = template, unknown_user
         self._factory, self.max_users, self.max_bytes = holder_factory, max_users, max_bytes
         self.served_path = None if served_path is None else os.fspath(served_path)
+        self._served_side = self.served_path is not None and any(
+            side_file(os.path.basename(p)) is not None for p in (self.served_path, os.path.realpath(self.served_path)))
         self._holders = OrderedDict()  # user -> (holder, size of its model file when loaded)
         self._failed = OrderedDict()  # user -> file identity of the model file that did not load (logged)
         self._log = log or (lambda message: None)
@@ -189,14 +196,28 @@ class UserModels:
 
     def path(self, user):
         """The model file of ``user`` (after checking the name: InputError when it is not
-        allowed, or when a name of the path would be longer than a file name may be, the
-        model's journal lock, ``<file>.learned.lock``, included)."""
+        allowed, when a name of the path would be longer than a file name may be, the
+        model's journal lock, ``<file>.learned.lock``, included, or when the path would be
+        a file textnb keeps beside another model, :func:`~textnb.apps.filtering.side_file`:
+        with ``DIR/%u``, ``carol.learned`` is carol's journal, which carol's first TELL wrote
+        over that user's model; or, the other way, when one of those files of the user's
+        model would be the served model's file)."""
         check_user_name(user)
         path = self.template.replace("%%", "\0").replace("%u", user).replace("\0", "%")
         names = os.fsencode(path).split(b"/")
         if max(len(name) for name in names[:-1] + [names[-1] + _LONGEST_SUFFIX]) > _MAX_USER:
             raise InputError(f"user name {shown_user(user)} not allowed in a model path (a file name of its model "
                              f"would be over {_MAX_USER} bytes)")
+        kind = side_file(os.path.basename(path))
+        if kind is not None:
+            raise InputError(f"user name {shown_user(user)} not allowed in a model path (its model file would be "
+                             f"named as {kind}: a file textnb keeps beside a model)")
+        if self._served_side:  # (the served file named as a model's journal or lock: it may be a user's)
+            journal = journal_path(path)
+            for side in (os.path.realpath(path) + LOCK_SUFFIX, journal, journal + LOCK_SUFFIX):
+                if self.is_served(side):
+                    raise InputError(f"user name {shown_user(user)} not allowed in a model path (a file kept "
+                                     f"beside its model, {side}, would be the served model)")
         return path
 
     def is_served(self, path):
@@ -231,9 +252,10 @@ class UserModels:
                 m = re.fullmatch(pattern, target)
                 if m is not None:
                     try:
-                        return check_user_name(m.group("u"))
+                        self.path(m.group("u"))  # (a name refused, as one naming a model's journal, is no user)
                     except InputError:
                         continue
+                    return m.group("u")
         return None
 
     def holder(self, user):
@@ -325,7 +347,7 @@ def _copy_model(holder, dest, digest, set_class=None):
     with model_lock(journal, follow=False):
         if os.path.lexists(dest):  # made meanwhile: TELL goes on with it
             return True, None
-        fd, tmp = tempfile.mkstemp(prefix=".tnb", dir=os.path.dirname(os.path.abspath(dest)))
+        fd, tmp = tempfile.mkstemp(prefix=COPY_PREFIX, dir=os.path.dirname(os.path.abspath(dest)))
         try:
             with os.fdopen(fd, "wb") as f:
                 seen, complete, served_mode = _copy_served(holder, f)
@@ -668,7 +690,7 @@ class SpamdHandler(StreamHandler):
             raise _Refuse("EX_DATAERR", f"Bad message: {exc}") from None
         except TextnbError as exc:
             raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: {exc}") from None
-        self._answer(method, version, verdict, data, owner.mail_options.get("spam_cutoff"))
+        self._answer(method, version, verdict, data, owner.mail_options)
 
     def _body(self, owner, length):
         limit = owner.max_request
@@ -770,12 +792,13 @@ class SpamdHandler(StreamHandler):
                       f"in {model_path}")
         self._send(protocol.spamd_reply(extra))
 
-    def _answer(self, method, version, verdict, data, spam_cutoff):
+    def _answer(self, method, version, verdict, data, options):
+        spam_cutoff = options.get("spam_cutoff")
         is_spam, score, threshold = spamd_fields(verdict, spam_cutoff)
         word = ("Yes" if is_spam else "No") if method == "REPORT_IFSPAM" else ("True" if is_spam else "False")
         spam_line = ("Spam", f"{word} ; {score} / {threshold}")
         if method in ("PROCESS", "HEADERS"):
-            out = add_headers(data, verdict)
+            out = add_headers(data, verdict, options.get("max_bytes"))  # (the cold -p's placement, its cut's)
             if method == "HEADERS":
                 out = _header_block(out)
             if version >= 1.3:

@@ -210,18 +210,28 @@ def verdict_headers(verdict, eol=b"\n"):
     ]) + eol
 
 
-def add_headers(head, verdict):
-    """``head`` (the start of a message, bytes) with the verdict headers added.
+def add_headers(head, verdict, max_bytes=None):
+    """``head`` (a message or its start, bytes) with the verdict headers added.
 
-    They go at the end of the header block as the mail reader finds it
+    They go at the end of the header block as the mail reader finds it in the first
+    ``max_bytes`` bytes, what the verdict read (None: :data:`DEFAULT_MAX_BYTES`, as
+    ``spamfilter``'s ``--max-bytes``; the bytes past it are copied unchanged)
     (:func:`textnb.io.mailtokens.header_end`: a blank line or the first line that is not
     a header field ends it), earlier X-TextNB-* fields removed (:func:`remove_headers`);
     a message without a header gets them, then a blank line, at its very start (after
-    an mbox ``From`` line). When the header runs to the end of ``head`` (a message cut by
-    ``--max-bytes`` inside its header, or one of header fields only), they go before its
+    an mbox ``From`` line). When the header runs to the end of what was read (a message cut
+    by ``max_bytes`` inside its header, or one of header fields only), they go before its
     last field, which may continue past the cut: never into a line. Read again, the
     result gives the same tokens. The rest of the message is untouched.
+
+    The one placement of ``spamfilter -p`` (which reads the first ``max_bytes`` and copies
+    the rest as it comes), the daemon's ``SPAM ... headers=1`` and spamd's ``PROCESS`` and
+    ``HEADERS`` (which hold the whole message: spamd put the fields at the end of a header
+    longer than ``max_bytes``, where ``-p`` puts them before the last field it read).
     """
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    if len(head) > limit:
+        return add_headers(head[:limit], verdict, limit) + head[limit:]
     end, eol, _ = header_end(head)
     if end is not None and b"x-textnb-" in head[:end].lower():  # (earlier fields: the header read again)
         head = remove_headers(head)

@@ -80,10 +80,11 @@ def message_verdict(model, data, *, spam_cutoff=None, ham_cutoff=None, max_bytes
 
 def classify_mail(model, data, *, spam_cutoff=None, ham_cutoff=None, max_bytes=None, headers=False, source=None):
     """``(exit_code, verdict, head)`` for one raw message: ``head`` is ``data`` with the
-    verdict headers added when ``headers`` (else b"")."""
+    verdict headers added when ``headers`` (else b""), where ``spamfilter -p`` adds them
+    (:func:`~textnb.apps.spamlite.add_headers`: within the first ``max_bytes``)."""
     verdict = message_verdict(model, data, spam_cutoff=spam_cutoff, ham_cutoff=ham_cutoff, max_bytes=max_bytes,
                               source=source)
-    return EXIT_CODES[verdict.label], verdict, (add_headers(data, verdict) if headers else b"")
+    return EXIT_CODES[verdict.label], verdict, (add_headers(data, verdict, max_bytes) if headers else b"")
 
 
 def spamd_fields(verdict, spam_cutoff=None):

@@ -230,7 +230,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         v = sf.classify([head])[0]
         if passthrough:
             written = True  # from here on the message is (being) written: never twice
-            write_whole(stdout, add_headers(head, v))
+            write_whole(stdout, add_headers(head, v, args.max_bytes))  # (head: the first max_bytes)
             copy_rest(stdin, stdout)
             return 0 if args.exit_zero else EXIT_CODES[v.label]
         drain(stdin)  # the sender is not cut off

@@ -87,7 +87,7 @@ from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.regular import NotRegularFile, folders_above, open_regular
 from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "before_replace", "staged_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "remove_stale_files", "try_lock", "looks_like_model", "new_file_mode", "cannot_write_in", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "before_replace", "staged_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "remove_stale_files", "try_lock", "looks_like_model", "new_file_mode", "cannot_write_in", "is_temporary_name", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
@@ -148,8 +148,21 @@ def register(cls):
     return cls
 
 
+#: How the temporary files textnb makes in a file's folder are named: a save's
+#: ``.tmp-<name>.<random>.part`` (:func:`staged_write`; the sweep of stale ones,
+#: :func:`remove_stale_temporaries`, removes a file so named) and the write check's
+#: ``.textnb-probe-<random>`` (:func:`cannot_write_in`).
+TEMP_PREFIX, TEMP_SUFFIX, PROBE_PREFIX = ".tmp-", ".part", ".textnb-probe-"
+
+
 def _temp_prefix(path):
-    return ".tmp-" + os.path.basename(path)[:100] + "."
+    return TEMP_PREFIX + os.path.basename(path)[:100] + "."
+
+
+def is_temporary_name(name):
+    """Whether a file named ``name`` may be one of the temporary files textnb makes beside
+    a file it writes (:data:`TEMP_PREFIX`)."""
+    return (name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX)) or name.startswith(PROBE_PREFIX)
 
 
 def try_lock(fd):
@@ -178,7 +191,7 @@ def remove_stale_temporaries(path, *, age=STALE_TEMP_SECONDS):
     disturbed. Returns the number of files removed. Errors are ignored: this is tidying.
     """
     path = os.fspath(path)
-    return remove_stale_files(os.path.dirname(os.path.abspath(path)), _temp_prefix(path), ".part", age=age)
+    return remove_stale_files(os.path.dirname(os.path.abspath(path)), _temp_prefix(path), TEMP_SUFFIX, age=age)
 
 
 def remove_stale_files(folder, prefix, suffix="", *, age=STALE_TEMP_SECONDS):
@@ -326,7 +339,7 @@ def cannot_write_in(folder):
     temporary file made there and removed at once (what the access bits do not tell: a
     read-only file system, a process without the capabilities root has)."""
     try:
-        fd, probe = tempfile.mkstemp(prefix=".textnb-probe-", dir=folder or os.curdir)
+        fd, probe = tempfile.mkstemp(prefix=PROBE_PREFIX, dir=folder or os.curdir)
     except OSError as exc:
         return exc.strerror or str(exc)
     os.close(fd)
@@ -498,7 +511,7 @@ def staged_write(path, write, *, mode=None, follow=True):
     mode = new_file_mode(path) if mode is None else mode
     owner = _owner(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".part", dir=folder)
+        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=TEMP_SUFFIX, dir=folder)
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, user_path) from None
     held, replaced, ours = HeldSignals(), False, True
