@@ -260,5 +260,17 @@ def test_a_model_parameter_refused_is_named_by_its_option(tmp_path):
     table = tmp_path / "t.csv"
     table.write_text("a,b,class\n1,x,p\n2,y,q\n1,y,p\n3,x,q\n")
     rc, _, err = cli("train", table, "--model", "tan", "--alpha", "0", "-o", tmp_path / "m.tnb")
-    assert rc == 1 and one_error_line(err) and "error: --alpha must be a finite number in (0, " in err, err
+    assert rc == 1 and one_error_line(err) and "error: --alpha must be above 0 for this model; got 0" in err, err
     assert not (tmp_path / "m.tnb").exists()
+    # found by a user trial: '--m 0' said '--m must be None or a finite number in (0, 1e+12]'
+    # (the library's None and bound; the option takes 0 to 1e+06), and the help promised 0 to
+    # every table model
+    for model in ("tan", "aode"):
+        rc, _, err = cli("train", table, "--model", model, "--m", "0", "-o", tmp_path / "m.tnb")
+        assert rc == 1 and one_error_line(err) and "error: --m must be above 0 for this model; got 0" in err, err
+    from textnb.cli import commands
+
+    assert "document models, tan, bn and aode: above 0" in " ".join(commands._parser().format_help().split()) \
+        or any("document models, tan, bn and aode: above 0" in " ".join(a.help.split())
+               for sub in commands._parser()._subparsers._group_actions[0].choices.values() for a in sub._actions
+               if a.help and "m-estimate" in a.help)

@@ -388,3 +388,26 @@ def test_a_refusal_met_while_adding_up_is_the_one_said_of_all_the_parts(tmp_path
     rc, _, err = cli("merge", *parts, tmp_path / "alpha.tnb", "-o", tmp_path / "m.tnb")
     assert rc == 1
     one_error_line(err, "alpha.tnb: cannot merge into ", "(alpha is 0.5 in ")
+
+
+def test_a_token_pattern_is_said_as_a_shell_takes_it(tmp_path):
+    """Found by a user trial: the refusal printed ``--token-pattern '\\\\S+'`` (a repr, every
+    backslash doubled); typed as shown it is another pattern (a literal backslash), which
+    trained on an empty vocabulary. Now shell-quoted: pasted back, it is the pattern."""
+    import shlex
+    import subprocess
+
+    from textnb.meta.registry import option_spelling
+
+    assert option_spelling("token_pattern", r"\S+") == r"--token-pattern '\S+'"
+    assert option_spelling("token_pattern", "it's") == "--token-pattern 'it'\"'\"'s'"
+    data = tsv(tmp_path / "d.tsv", ROWS)
+    a, b = tmp_path / "a.tnb", tmp_path / "b.tnb"
+    assert cli("train", data, "--model", "multinomial", "--token-pattern", r"[a-z]+\d*", "-o", a)[0] == 0
+    assert cli("train", data, "--model", "multinomial", "-o", b)[0] == 0
+    rc, _, err = cli("merge", a, b, "-o", tmp_path / "m.tnb")
+    assert rc == 1
+    said = err.split(f"{a}: --token-pattern ", 1)[1].split(";")[0].strip().removesuffix(")")
+    echoed = subprocess.run(["sh", "-c", f"printf %s {said}"], capture_output=True, text=True).stdout
+    assert echoed == r"[a-z]+\d*", (said, echoed)
+    assert shlex.split(said) == [r"[a-z]+\d*"]

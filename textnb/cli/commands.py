@@ -149,11 +149,19 @@ def _option_words(exc):
     from textnb.core.errors import ParameterError
     from textnb.meta.registry import PARAMETER_FLAGS, SWITCHES
 
+    import re
+
     text, name = str(exc), getattr(exc, "parameter", None)
     flag = PARAMETER_FLAGS.get(name) if isinstance(exc, ParameterError) and name else None
     if flag is None or flag in SWITCHES or not text.startswith(f"{name} must be "):
         return text
-    return flag + text[len(name):]
+    # in the option's words: its absence is the library's None, and its upper bound is the
+    # option's own (argparse checks it first), so a value refused here is below the model's
+    # lower bound (found by a user trial: 'train --model tan --m 0' said '--m must be None or a
+    # finite number in (0, 1e+12]', where the option takes 0 to 1e+06)
+    rest = text[len(name):].replace(" must be None or ", " must be ", 1)
+    rest = re.sub(r"a finite number in \((\S+), [^\]]+\]", r"above \1 for this model", rest, count=1)
+    return flag + re.sub(r"a finite number in \[(\S+), [^\]]+\]", r"at least \1 for this model", rest, count=1)
 
 
 def main(argv=None, *, stdout=None, stderr=None):

@@ -157,7 +157,7 @@ def add_model_options(p):
                    help=f"additive smoothing (default 1.0; {smoothing.range}; tan, bn and lazy models: above 0; "
                         "tables: not aode, nor nb's m-estimate / eq4 / laplace)")
     g.add_argument("--m", type=smoothing, dest="m_estimate",
-                   help=f"use the m-estimate with this m ({smoothing.range}; document models: above 0) "
+                   help=f"use the m-estimate with this m ({smoothing.range}; document models, tan, bn and aode: above 0) "
                         "instead of additive smoothing (tables: nb, tan, bn, aode; not --lazy)")
     g.add_argument("--uniform-prior", action="store_true",
                    help="uniform class priors (count models; tables: --model nb only)")

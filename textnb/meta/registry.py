@@ -11,6 +11,7 @@ what the chosen model needs.
 """
 
 import numbers
+import shlex
 from dataclasses import dataclass, fields, replace
 from typing import Optional
 
@@ -263,8 +264,8 @@ def option_spelling(setting, value):
         return None
     if setting == "stop_words" and not isinstance(value, str):
         return f"a {flag} file of {counted(len(value), 'word')}"
-    if setting == "token_pattern":
-        return f"{flag} {short_repr(value)}"
+    if setting == "token_pattern":  # as a shell takes it (a repr doubles every backslash: '\\S+' is not \S+)
+        return f"{flag} {shlex.quote(value)}" if len(value) <= 200 else f"{flag} {short_repr(value)}"
     if isinstance(value, str) or (isinstance(value, numbers.Real) and not isinstance(value, bool)):
         # a number as the error line's start gives it (repr: the shortest that reads back as the same float;
         # found by a user trial: ':g' printed 0.5000001 and 0.5 both as --alpha 0.5)
