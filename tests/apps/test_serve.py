@@ -535,7 +535,7 @@ def test_http_mail_one_score_per_message(spam_model):
     for i, v in enumerate(body["verdicts"]):
         lo = v["log_odds"]
         assert body["log_odds"][i] == [-lo, lo]
-        assert body["probabilities"][i] == [1.0 - v["score"], v["score"]]
+        assert body["probabilities"][i] == [pytest.approx(1.0 - v["score"], rel=1e-12), v["score"]]
         assert body["labels"][i] == ("spam" if lo > 0 else "ham")
         assert EXIT_CODES[v["label"]] == want[i][0]  # the cold command's verdict
 
@@ -1302,6 +1302,55 @@ def test_http_mail_labels_of_a_spam_model_of_three_classes_are_its_most_probable
     for i, v in enumerate(body["verdicts"]):  # one score: the spam column is the verdict's, to the bit
         assert body["probabilities"][i][2] == v["score"] and body["log_odds"][i][2] == v["log_odds"]
     assert [v["label"] for v in body["verdicts"]][:3] == ["ham", "ham", "spam"]
+
+
+def test_http_mail_rows_of_a_confident_message_keep_their_resolution(spam_model, tmp_path):
+    """With ``"mail": true`` the classes other than spam were given ``(1 - P(spam)) * share``
+    and the log-odds of that rounded probability: for a message the model is sure of, a
+    three-class spam model's ham and news log-odds were -inf (-1.8e308 in the JSON) where
+    ``textnb predict --json --proba`` and the request without ``"mail"`` give -4164.66 (and
+    lost digits well before: -26.822592 for -26.822576), and a two-class model's P(ham) was
+    0.0 where they give 5.98e-22. Now computed in log space from the verdict's log-odds: the
+    same numbers to rounding, for two and three classes and for the default calibrated model."""
+    from conftest import cli
+
+    rng = random.Random(49)
+    news_words = "election minister parliament vote economy shares market growth".split()
+    groups = (("ham", HAM_WORDS), ("news", news_words), ("spam", SPAM_WORDS))
+    texts = [(label, mail_bytes(words, rng).decode()) for label, words in groups for _ in range(20)]
+    three, two = tmp_path / "three.tnb", tmp_path / "two.tnb"
+    textnb.TextClassifier(model=textnb.MultinomialNB()).fit([t for _, t in texts],
+                                                            [label for label, _ in texts]).save(three)
+    textnb.TextClassifier(model=textnb.MultinomialNB()).fit([t for label, t in texts if label != "news"],
+                                                            [label for label, _ in texts if label != "news"]).save(two)
+    msgs = [mail_bytes(SPAM_WORDS, rng, n=2000), mail_bytes(SPAM_WORDS, rng, n=60), mail_bytes(HAM_WORDS, rng, n=400),
+            mail_bytes(news_words + SPAM_WORDS, rng, n=40)]
+    for i, m in enumerate(msgs):
+        (tmp_path / f"{i}.eml").write_bytes(m)
+    for path in (three, two, spam_model):
+        with Server(path, http=("127.0.0.1", 0)) as server:
+            port = server.http_address[1]
+            status, mailed = post(port, {"texts": [m.decode() for m in msgs], "mail": True})
+            assert status == 200
+            status, plain = post(port, {"texts": [m.decode() for m in msgs]})
+            assert status == 200
+        classes = mailed["classes"]
+        wanted = [plain]  # (textnb predict refuses a spam filter's model: spamfilter reads it)
+        if path != spam_model:
+            rc, out, err = cli("predict", path, *(tmp_path / f"{i}.eml" for i in range(len(msgs))), "--json", "--proba")
+            assert rc == 0, err
+            rows = [json.loads(line) for line in out.splitlines()]
+            wanted.append({"probabilities": [[r["proba"][c] for c in classes] for r in rows],
+                           "log_odds": [[r["log_odds"][c] for c in classes] for r in rows],
+                           "labels": [r["label"] for r in rows]})
+        for want in wanted:
+            np.testing.assert_allclose(mailed["probabilities"], want["probabilities"], rtol=1e-9, atol=0)
+            np.testing.assert_allclose(mailed["log_odds"], want["log_odds"], rtol=1e-9, atol=0)
+            assert mailed["labels"] == want["labels"]
+        assert [row[classes.index("spam")] for row in mailed["log_odds"]] == [v["log_odds"] for v in mailed["verdicts"]]
+        if path != spam_model:  # (the calibrated default model is never that sure)
+            assert -1e300 < min(mailed["log_odds"][0]) < -800  # (P(spam) 1.0, the others 0.0)
+            assert 0 < min(mailed["probabilities"][1]) < 1e-17  # (P(spam) 1.0 too)
 
 
 # -- defects of session 47: quotes in a text, unread bodies, infinite log-odds ------------------

@@ -109,7 +109,7 @@ from textnb.core.wrapping import reads_documents
 from textnb.apps import protocol
 from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, DeadlineReading, SpamdHandler,
                                StreamHandler, UserModels, parse_address, shown_user)
-from textnb.apps.spamlite import DEFAULT_HAM_CUTOFF, DEFAULT_SPAM_CUTOFF, check_cutoffs, logit
+from textnb.apps.spamlite import DEFAULT_HAM_CUTOFF, DEFAULT_SPAM_CUTOFF, check_cutoffs
 from textnb.apps.filtering import as_messages, mail_features, takes_messages
 from textnb.apps.verdict import classify_mail, is_spam_model, message_verdict
 from textnb.text.scorer import load_for_prediction
@@ -414,38 +414,48 @@ def _threshold(value):
 
 def _not_spam_shares(model, raw, spam):
     """Each class but spam's share of P(not spam) for the messages ``raw`` of a spam model of
-    more than two classes: ``P(c | x) / P(not spam | x)`` by the model's own probabilities
-    of what its verdicts read of them (:func:`~textnb.apps.filtering.mail_features`), one
-    row per message, the classes in order without spam. (A message the model gives no
-    P(not spam) at all, shares of nothing: even.)"""
+    more than two classes, in log space: ``log P(c | x) - log P(not spam | x)`` by the model's
+    own probabilities of what its verdicts read of them
+    (:func:`~textnb.apps.filtering.mail_features`), one row per message, the classes in order
+    without spam (a share that rounds to 0 keeps its resolution). (A message the model gives
+    no P(not spam) at all, shares of nothing: even.)"""
     import numpy as np
 
-    from textnb.core.logspace import proba_from_jll
+    from textnb.core.logspace import log_proba_from_jll
 
     logp = np.asarray(model.predict_log_proba([mail_features(model, m) for m in raw]), dtype=np.float64)
-    shares = proba_from_jll(np.delete(logp, spam, axis=1))
-    return np.where(np.isfinite(shares), shares, 1.0 / shares.shape[1])
+    shares = log_proba_from_jll(np.delete(logp, spam, axis=1))
+    nothing = np.isnan(shares).any(axis=1, keepdims=True)  # (a row of only -inf: NaN)
+    return np.where(nothing, -np.log(shares.shape[1]), shares)
 
 
-def _verdict_rows(out, classes, verdicts, shares=None):
+def _verdict_rows(out, classes, verdicts, log_shares=None):
     """Fill ``out`` from one verdict per message: the spam class gets P(spam) and the spam
     log-odds, the verdict's; the other class of a two-class model the rest, and those of a
-    model of more classes the rest shared as the model shares it (``shares``:
-    :func:`_not_spam_shares`; their log-odds: log P(c) - log P(not c)). ``labels`` is the
-    class of highest probability of that row (of two classes: spam when the log-odds is
-    above 0), never a cut-off's."""
+    model of more classes the rest shared as the model shares it (``log_shares``:
+    :func:`_not_spam_shares`). The other classes' numbers are computed in log space from the
+    verdict's log-odds ``l``: ``log P(not spam) = -log(1 + e^l)``, so where P(spam) rounds to
+    1 they keep their resolution, as the log-odds of ``textnb predict`` and of a request
+    without ``"mail"`` do (their log-odds: log P(c) - log P(not c),
+    :func:`textnb.core.logspace.log_odds`). ``labels`` is the class of highest probability
+    of that row (of two classes: spam when the log-odds is above 0), never a cut-off's."""
+    import numpy as np
+
+    from textnb.core.logspace import expit, log_odds
+
     spam = classes.index("spam")
-    others = len(classes) - 1
     for i, v in enumerate(verdicts):
         p, lo = float(v.score), float(v.log_odds)
-        if others == 1:
-            probs = [p if j == spam else 1.0 - p for j in range(len(classes))]
-            los = [lo if j == spam else -lo for j in range(len(classes))]
+        if len(classes) == 2:
+            probs = [p if j == spam else float(expit(-lo)) for j in range(2)]
+            los = [lo if j == spam else -lo for j in range(2)]
             best = spam if lo > 0 else 1 - spam
         else:
-            rest = iter([] if shares is None else shares[i])
-            probs = [p if j == spam else (1.0 - p) * float(next(rest)) for j in range(len(classes))]
-            los = [lo if j == spam else logit(q) for j, q in enumerate(probs)]
+            shares = np.zeros(len(classes) - 1) if log_shares is None else log_shares[i]
+            # log P(c | x) of each class: the verdict's split of spam / not spam, the model's of the rest
+            logp = np.insert(-np.logaddexp(0.0, lo) + shares, spam, -np.logaddexp(0.0, -lo))
+            probs = [p if j == spam else float(q) for j, q in enumerate(np.exp(logp))]
+            los = [lo if j == spam else float(q) for j, q in enumerate(log_odds(logp[None, :])[0])]
             best = max(range(len(classes)), key=probs.__getitem__)  # (the first of equals, as predict's argmax)
         out["probabilities"].append(probs)
         out["log_odds"].append(los)
