@@ -12,6 +12,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -659,6 +660,36 @@ def test_sighup_reloads_and_the_daemon_goes_on(spam_model, topic_model, tmp_path
             proc.kill()
             proc.wait()
     assert "Traceback" not in rest and not os.path.lexists(sock)
+
+
+@pytest.mark.slow
+def test_a_signal_the_caller_ignores_stays_ignored_by_the_daemon(spam_model, sock_dir):
+    """A background job of a script (``bash -c 'textnb serve ... & wait'``: SIGINT ignored) was
+    stopped by ``kill -INT``, and under ``nohup`` a SIGHUP reloaded the model: the daemon put
+    its handlers in place of the ignored signals. Now they stay ignored, the rule of every textnb
+    program (README, textnb.core.signals.ignored); SIGTERM still stops it."""
+    sock = sock_dir / "s"
+    ignoring = ("import os, signal, sys\n"
+                "signal.signal(signal.SIGINT, signal.SIG_IGN)\nsignal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+                "os.execv(sys.executable, [sys.executable, '-m', 'textnb', *sys.argv[1:]])\n")
+    proc = subprocess.Popen([sys.executable, "-c", ignoring, "serve", str(spam_model), "--socket", str(sock)],
+                            stderr=subprocess.PIPE, text=True, env=_env())
+    try:
+        assert "serving" in proc.stderr.readline()
+        for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGINT):
+            proc.send_signal(sig)
+            assert raw_request(sock, b"PING\n") == b"OK textnb\n"
+        time.sleep(1.0)  # (the daemon's loop wakes every 0.5 s)
+        assert proc.poll() is None and raw_request(sock, b"PING\n") == b"OK textnb\n"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        rest = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert rest == "textnb serve: stopped (signal 15)\n"  # (no "reload requested")
+    assert not os.path.lexists(sock)
 
 
 @pytest.mark.slow  # (a daemon on three listeners filled to its cap)

@@ -6,7 +6,7 @@ file (any textnb text model: :class:`~textnb.TextClassifier` and the other model
 that classify strings; a table model is refused) and answers until it is stopped
 (``textnb serve`` stops on SIGTERM or SIGINT: in-flight requests are finished,
 connections waiting for a request are closed, the socket files are removed; SIGHUP
-reads the model files again and goes on). Every transport answers a message with the
+reads the model files again and goes on; a signal the caller ignores stays ignored). Every transport answers a message with the
 one verdict of :func:`textnb.apps.verdict.message_verdict`; the wire formats are
 :mod:`textnb.apps.protocol`'s; SpamAssassin's spamd protocol is :mod:`textnb.apps.spamd`
 (``spamd=``, ``textnb serve --spamd``).
@@ -1097,7 +1097,9 @@ def run(server, *, signals=None, ready=None, reload_signals=None):
     """Start ``server`` and serve until one of ``signals`` (default SIGTERM, SIGINT) arrives.
 
     ``reload_signals`` (default SIGHUP) make the server read its model files again
-    (:meth:`Server.reload`) and go on, as daemons conventionally do. Must be called from
+    (:meth:`Server.reload`) and go on, as daemons conventionally do. A signal ignored when it
+    is called (``nohup``'s SIGHUP, the SIGINT of a background job started by a script) stays
+    ignored, as in every textnb program (:func:`textnb.core.signals.ignored`). Must be called from
     the main thread. ``ready(server)`` is called once it listens. Returns the number of
     the signal that stopped it; the server is stopped cleanly (in-flight requests
     finished, idle connections closed, socket files removed) before returning.
@@ -1110,7 +1112,7 @@ def run(server, *, signals=None, ready=None, reload_signals=None):
     in the program's handler put back: a second line ``textnb: interrupted`` after
     ``stopped``, exit 130 after a SIGTERM's stop, or a death by SIGINT at exit).
     """
-    from textnb.core.signals import answers_once, ignore_stop_signals
+    from textnb.core.signals import answers_once, ignore_stop_signals, ignored
 
     signals = (signal.SIGTERM, signal.SIGINT) if signals is None else signals
     reload_signals = (signal.SIGHUP,) if reload_signals is None else reload_signals
@@ -1128,8 +1130,10 @@ def run(server, *, signals=None, ready=None, reload_signals=None):
         reloads.append(signum)
         wake.set()
 
-    previous = {s: signal.signal(s, handler) for s in signals}
-    previous.update({s: signal.signal(s, reload_handler) for s in reload_signals})
+    # a signal the caller ignores stays ignored (core.signals.ignored: nohup's SIGHUP, the SIGINT of a
+    # script's background job), the rule of every textnb program: it stopped or reloaded the server
+    previous = {s: signal.signal(s, handler) for s in signals if not ignored(s)}
+    previous.update({s: signal.signal(s, reload_handler) for s in reload_signals if not ignored(s)})
     try:
         server.start()
         if ready is not None:
