@@ -1384,6 +1384,53 @@ def test_http_mail_rows_of_a_confident_message_keep_their_resolution(spam_model,
             assert 0 < min(mailed["probabilities"][1]) < 1e-17  # (P(spam) 1.0 too)
 
 
+def test_a_body_of_many_values_other_than_strings_is_refused_before_it_is_parsed(topic_model, sock_dir):
+    """The count before parsing was of strings only: a 16 MiB body of empty lists or objects
+    (``{"texts": [[], [], ...]}``, ``[{}, {}, ...]``) or of numbers was parsed into millions of
+    objects (the daemon's peak memory 53 -> 480 MB, ~416 MB of it staying, for the answer
+    ``"texts" must be a list of strings``; at 32 clients ~13 GiB). Now the values outside the
+    strings are counted too, by the bytes that begin them, and a body of more than
+    ``--max-texts`` allows is refused (400, ``ERR``) before it is parsed: parsing any body
+    costs memory of the order of its size. Commas and brackets inside the texts are text."""
+    import tracemalloc
+
+    from textnb.apps.serve import _json
+
+    n = 16 * 1024 * 1024 - 64
+    bodies = [b'{"texts": [' + b"[]," * (n // 3) + b"[]]}", b"[" + b"{}," * (n // 3) + b"{}]",
+              b'{"texts": [' + b"0," * (n // 2) + b"0]}"]
+    text = 'x\\"y, [a] {b}\\\\ "q", ' * (n // 40)  # (one text of escapes, commas and brackets)
+    accepted = [json.dumps({"texts": [text], "mail": False}).encode(),
+                json.dumps({"texts": ["a, [b], {c}, \\"] * 10_000, "top": 2, "threshold": 0.5}).encode()]
+    with Server(topic_model, http=("127.0.0.1", 0), socket_path=sock_dir / "s") as server:
+        port = server.http_address[1]
+        for body in bodies:
+            status, answer = post(port, body)
+            assert (status, answer["error"]) == (400, "over 10000 values in one request (textnb serve --max-texts)")
+            reply = raw_request(sock_dir / "s", b"CLASSIFY %d\n%s" % (len(body), body))
+            assert reply == b"ERR over 10000 values in one request (textnb serve --max-texts)\n"
+        for body in bodies + accepted:  # the memory of parsing (or refusing) a body: of the order of its size
+            # (and of the objects the limit allows: a short string is ~60 bytes of Python)
+            tracemalloc.start()
+            try:
+                parsed = _json(body, server)
+            except InputError:
+                parsed = None
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            assert peak < 3 * len(body) + 200 * server.max_texts, (len(body), peak)
+            assert (parsed is None) == (body in bodies)
+        assert json.loads(accepted[0])["texts"] == _json(accepted[0], server)["texts"]
+        status, answer = post(port, accepted[1])
+        assert status == 200 and len(answer["labels"]) == 10_000
+    with Server(topic_model, http=("127.0.0.1", 0), max_texts=3) as server:  # every field, and the limit's texts
+        port = server.http_address[1]
+        request = {"texts": ["a", "b", "c"], "mail": False, "top": 1, "threshold": 0.1}
+        assert post(port, request)[0] == 200
+        status, answer = post(port, {"texts": [[]] * 20})
+        assert (status, answer["error"]) == (400, "over 3 values in one request (textnb serve --max-texts)")
+
+
 # -- defects of session 47: quotes in a text, unread bodies, infinite log-odds ------------------
 def test_a_text_full_of_quotes_is_one_text(topic_model):
     """The count of strings before parsing took every quote for a string's: one text quoting

@@ -70,7 +70,8 @@ request must arrive within ``timeout`` seconds of its first byte (a deadline, no
 per read: :class:`textnb.apps.spamd.RequestDeadline`), else it is answered ``ERR timeout:
 ...`` (HTTP: 408) and the connection closed, and a connection idle for ``timeout``
 seconds between requests is closed; a ``CLASSIFY`` / ``/classify``
-request holds at most ``max_texts`` texts and ``max_tokens`` words in all. The served
+request holds at most ``max_texts`` texts and ``max_tokens`` words in all (a body of more strings or
+other values than that allows is refused before it is parsed: :func:`_json`). The served
 default model caches token weights for known tokens only (bounded by its vocabulary).
 So memory is bounded by the configuration (``scripts/serve_load.py``). The model is
 read-only, so requests run in threads without locks.
@@ -691,15 +692,29 @@ def _timeout_text(owner):
 
 
 def _json(body, owner=None):
-    """The request's JSON; a body holding more strings than ``owner.max_texts`` allows is
-    refused before it is parsed (parsing it would cost far more memory than its size). Its
-    strings are counted by their quotes less the escaped ones (``\\"``, a quote inside a
+    """The request's JSON; a body holding more strings, or more values of any kind, than
+    ``owner.max_texts`` allows is refused before it is parsed (parsing it would cost far
+    more memory than its size: a 16 MiB body of empty lists, ``[[],[],...]``, was 400 MiB
+    of lists before its answer ``"texts" must be a list of strings``).
+
+    Its strings are counted by their quotes less the escaped ones (``\\"``, a quote inside a
     text: a text quoting a dialogue, an HTML mail's attributes, was refused as ``over N
     strings``); a quote after an escaped backslash (``"a\\\\"``) is counted out too, so at
-    most twice the limit are parsed (the limit itself is checked on the parsed texts)."""
+    most twice the limit are parsed (the limit itself is checked on the parsed texts). Its
+    other values by the bytes outside the strings that open a container or follow a value
+    (``[``, ``{``, ``,``: every value but the first of a container follows a comma), at most
+    the limit and a few fields (a request's other fields). So what is parsed is of the order
+    of the body's size, and so is this count (a few copies of the body, each freed in turn)."""
     limit = None if owner is None else owner.max_texts
     if limit is not None and body.count(b'"') - body.count(b'\\"') > 2 * limit + 16:
         raise InputError(f"over {limit} strings in one request (textnb serve --max-texts)")
+    if limit is not None:
+        # without its escapes (backslash pairs first, then escaped quotes: in valid JSON a backslash
+        # is an escape's), a body's quotes open and close its strings: every other part is outside them
+        outside = body.replace(b"\\\\", b"").replace(b'\\"', b"").split(b'"')[::2]
+        if sum(p.count(b",") + p.count(b"[") + p.count(b"{") for p in outside) > limit + 16:
+            raise InputError(f"over {limit} values in one request (textnb serve --max-texts)")
+        del outside
     try:
         return json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
