@@ -1529,3 +1529,41 @@ def test_an_ipv6_loopback_address_is_served(topic_model, spam_model):
         with socket.create_connection(("::1", port), timeout=30) as s:
             s.sendall(b"PING SPAMC/1.5\r\n\r\n")
             assert s.recv(100).startswith(b"SPAMD/1.5 0 PONG")
+
+
+@pytest.mark.slow
+def test_an_ipv6_address_is_printed_as_clients_use_it(spam_model, sock_dir):
+    """``textnb serve --http '[::1]:0'`` printed ``http://::1:PORT``, which no client reads (a URL
+    has the host in brackets), and ``spamd://::1:PORT`` likewise; now ``http://[::1]:PORT`` and
+    ``spamd://[::1]:PORT``, and the error of an address it cannot listen on is ``[::1]:PORT``."""
+    import urllib.request
+
+    from textnb.apps.spamd import parse_address
+
+    try:
+        probe = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+        probe.bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    with probe:
+        probe.listen()
+        taken = probe.getsockname()[1]
+        with pytest.raises(InputError, match=rf"^\[::1\]:{taken}: cannot listen"):
+            Server(spam_model, http=("::1", taken)).start()
+    sock = sock_dir / "s"
+    proc, line = _start_daemon(spam_model, ["--http", "[::1]:0", "--spamd", "[::1]:0", "--socket", str(sock)])
+    try:
+        where = line.split(" on ", 1)[1].rsplit(" (pid", 1)[0].split(", ")
+        assert where[0] == f"unix:{sock}" and where[1].startswith("http://[::1]:") and where[2].startswith("spamd://[::1]:")
+        with urllib.request.urlopen(where[1] + "/model", timeout=30) as answer:
+            assert json.loads(answer.read())["classes"] == ["ham", "spam"]
+        kind, address = parse_address(where[2][len("spamd://"):])
+        with socket.create_connection(address, timeout=30) as s:
+            s.sendall(b"PING SPAMC/1.5\r\n\r\n")
+            assert s.recv(100).startswith(b"SPAMD/1.5 0 PONG")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

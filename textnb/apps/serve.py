@@ -109,7 +109,7 @@ from textnb.core.errors import InputError, ModelFileError, TextnbError, json_val
 from textnb.core.wrapping import reads_documents
 from textnb.apps import protocol
 from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, DeadlineReading, SpamdHandler,
-                               StreamHandler, UserModels, parse_address, shown_user)
+                               StreamHandler, UserModels, parse_address, shown_address, shown_user)
 from textnb.apps.spamlite import DEFAULT_HAM_CUTOFF, DEFAULT_SPAM_CUTOFF, check_cutoffs
 from textnb.apps.filtering import as_messages, mail_features, takes_messages
 from textnb.apps.verdict import classify_mail, is_spam_model, message_verdict
@@ -1037,7 +1037,7 @@ class Server:
         try:
             srv = server_class((host, port), handler, bind_and_activate=True)
         except OSError as exc:
-            raise InputError(f"{host}:{port}: cannot listen ({exc.strerror or exc})") from None
+            raise InputError(f"{shown_address(host, port)}: cannot listen ({exc.strerror or exc})") from None
         srv._init_bounded(self)
         return srv
 
