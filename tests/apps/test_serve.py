@@ -1567,3 +1567,23 @@ def test_an_ipv6_address_is_printed_as_clients_use_it(spam_model, sock_dir):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_listener_beyond_loopback_is_said_with_its_bound_port_http_as_spamd(spam_model, monkeypatch):
+    """``--spamd 0.0.0.0:0`` warned ``spamd on 0.0.0.0:0 is reachable beyond this machine``,
+    naming port 0 (the address asked for, not the one bound), and ``--http 0.0.0.0:PORT``, as
+    unauthenticated, said nothing. Now each TCP listener beyond loopback is said, with its
+    bound address. (Here ``is_loopback`` says no to 127.0.0.1: the test binds nothing beyond
+    this machine; test_spamd_beyond_loopback_is_logged checks the rule itself.)"""
+    from textnb.apps import serve
+
+    logs = []
+    with Server(spam_model, http=("127.0.0.1", 0), spamd=("127.0.0.1", 0), log=logs.append) as server:
+        pass
+    assert logs == []
+    monkeypatch.setattr(serve, "is_loopback", lambda host: False)
+    with Server(spam_model, http=("127.0.0.1", 0), spamd=("127.0.0.1", 0), log=logs.append) as server:
+        http_port, spamd_port = server.http_address[1], server.spamd_address[1]
+    assert logs == [f"{what} on 127.0.0.1:{port} is reachable beyond this machine and its clients are not "
+                    "authenticated (restrict it with a firewall)" for what, port in (("HTTP", http_port),
+                                                                                    ("spamd", spamd_port))]

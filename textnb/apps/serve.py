@@ -1002,16 +1002,17 @@ class Server:
                     srv = self._bind_unix(where, SpamdHandler)
                     self._spamd_path = where
                 else:
-                    host, port = where
                     srv = self._bind_tcp(_TCPServer, where, SpamdHandler)
-                    if not is_loopback(host):
-                        self.log(f"spamd on {host}:{port} is reachable beyond this machine and its clients "
-                                 "are not authenticated (restrict it with a firewall)")
                 srv.spamd = True
                 self._servers.append(srv)
         except BaseException:
             self.stop()
             raise
+        for srv in self._servers:  # (HTTP as spamd: neither authenticates its clients; the port bound, not 0)
+            if srv.socket.family != socket.AF_UNIX and not is_loopback(srv.server_address[0]):
+                self.log(f"{'spamd' if getattr(srv, 'spamd', False) else 'HTTP'} on "
+                         f"{shown_address(*srv.server_address[:2])} is reachable beyond this machine and its clients "
+                         "are not authenticated (restrict it with a firewall)")
         for srv in self._servers:
             t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.2},
                                  name=f"textnb-serve-{type(srv).__name__}", daemon=True)
