@@ -12,6 +12,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -535,7 +536,7 @@ def test_http_mail_one_score_per_message(spam_model):
     for i, v in enumerate(body["verdicts"]):
         lo = v["log_odds"]
         assert body["log_odds"][i] == [-lo, lo]
-        assert body["probabilities"][i] == [1.0 - v["score"], v["score"]]
+        assert body["probabilities"][i] == [pytest.approx(1.0 - v["score"], rel=1e-12), v["score"]]
         assert body["labels"][i] == ("spam" if lo > 0 else "ham")
         assert EXIT_CODES[v["label"]] == want[i][0]  # the cold command's verdict
 
@@ -659,6 +660,36 @@ def test_sighup_reloads_and_the_daemon_goes_on(spam_model, topic_model, tmp_path
             proc.kill()
             proc.wait()
     assert "Traceback" not in rest and not os.path.lexists(sock)
+
+
+@pytest.mark.slow
+def test_a_signal_the_caller_ignores_stays_ignored_by_the_daemon(spam_model, sock_dir):
+    """A background job of a script (``bash -c 'textnb serve ... & wait'``: SIGINT ignored) was
+    stopped by ``kill -INT``, and under ``nohup`` a SIGHUP reloaded the model: the daemon put
+    its handlers in place of the ignored signals. Now they stay ignored, the rule of every textnb
+    program (README, textnb.core.signals.ignored); SIGTERM still stops it."""
+    sock = sock_dir / "s"
+    ignoring = ("import os, signal, sys\n"
+                "signal.signal(signal.SIGINT, signal.SIG_IGN)\nsignal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+                "os.execv(sys.executable, [sys.executable, '-m', 'textnb', *sys.argv[1:]])\n")
+    proc = subprocess.Popen([sys.executable, "-c", ignoring, "serve", str(spam_model), "--socket", str(sock)],
+                            stderr=subprocess.PIPE, text=True, env=_env())
+    try:
+        assert "serving" in proc.stderr.readline()
+        for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGINT):
+            proc.send_signal(sig)
+            assert raw_request(sock, b"PING\n") == b"OK textnb\n"
+        time.sleep(1.0)  # (the daemon's loop wakes every 0.5 s)
+        assert proc.poll() is None and raw_request(sock, b"PING\n") == b"OK textnb\n"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        rest = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert rest == "textnb serve: stopped (signal 15)\n"  # (no "reload requested")
+    assert not os.path.lexists(sock)
 
 
 @pytest.mark.slow  # (a daemon on three listeners filled to its cap)
@@ -1304,6 +1335,102 @@ def test_http_mail_labels_of_a_spam_model_of_three_classes_are_its_most_probable
     assert [v["label"] for v in body["verdicts"]][:3] == ["ham", "ham", "spam"]
 
 
+def test_http_mail_rows_of_a_confident_message_keep_their_resolution(spam_model, tmp_path):
+    """With ``"mail": true`` the classes other than spam were given ``(1 - P(spam)) * share``
+    and the log-odds of that rounded probability: for a message the model is sure of, a
+    three-class spam model's ham and news log-odds were -inf (-1.8e308 in the JSON) where
+    ``textnb predict --json --proba`` and the request without ``"mail"`` give -4164.66 (and
+    lost digits well before: -26.822592 for -26.822576), and a two-class model's P(ham) was
+    0.0 where they give 5.98e-22. Now computed in log space from the verdict's log-odds: the
+    same numbers to rounding, for two and three classes and for the default calibrated model."""
+    from conftest import cli
+
+    rng = random.Random(49)
+    news_words = "election minister parliament vote economy shares market growth".split()
+    groups = (("ham", HAM_WORDS), ("news", news_words), ("spam", SPAM_WORDS))
+    texts = [(label, mail_bytes(words, rng).decode()) for label, words in groups for _ in range(20)]
+    three, two = tmp_path / "three.tnb", tmp_path / "two.tnb"
+    textnb.TextClassifier(model=textnb.MultinomialNB()).fit([t for _, t in texts],
+                                                            [label for label, _ in texts]).save(three)
+    textnb.TextClassifier(model=textnb.MultinomialNB()).fit([t for label, t in texts if label != "news"],
+                                                            [label for label, _ in texts if label != "news"]).save(two)
+    msgs = [mail_bytes(SPAM_WORDS, rng, n=2000), mail_bytes(SPAM_WORDS, rng, n=60), mail_bytes(HAM_WORDS, rng, n=400),
+            mail_bytes(news_words + SPAM_WORDS, rng, n=40)]
+    for i, m in enumerate(msgs):
+        (tmp_path / f"{i}.eml").write_bytes(m)
+    for path in (three, two, spam_model):
+        with Server(path, http=("127.0.0.1", 0)) as server:
+            port = server.http_address[1]
+            status, mailed = post(port, {"texts": [m.decode() for m in msgs], "mail": True})
+            assert status == 200
+            status, plain = post(port, {"texts": [m.decode() for m in msgs]})
+            assert status == 200
+        classes = mailed["classes"]
+        wanted = [plain]  # (textnb predict refuses a spam filter's model: spamfilter reads it)
+        if path != spam_model:
+            rc, out, err = cli("predict", path, *(tmp_path / f"{i}.eml" for i in range(len(msgs))), "--json", "--proba")
+            assert rc == 0, err
+            rows = [json.loads(line) for line in out.splitlines()]
+            wanted.append({"probabilities": [[r["proba"][c] for c in classes] for r in rows],
+                           "log_odds": [[r["log_odds"][c] for c in classes] for r in rows],
+                           "labels": [r["label"] for r in rows]})
+        for want in wanted:
+            np.testing.assert_allclose(mailed["probabilities"], want["probabilities"], rtol=1e-9, atol=0)
+            np.testing.assert_allclose(mailed["log_odds"], want["log_odds"], rtol=1e-9, atol=0)
+            assert mailed["labels"] == want["labels"]
+        assert [row[classes.index("spam")] for row in mailed["log_odds"]] == [v["log_odds"] for v in mailed["verdicts"]]
+        if path != spam_model:  # (the calibrated default model is never that sure)
+            assert -1e300 < min(mailed["log_odds"][0]) < -800  # (P(spam) 1.0, the others 0.0)
+            assert 0 < min(mailed["probabilities"][1]) < 1e-17  # (P(spam) 1.0 too)
+
+
+def test_a_body_of_many_values_other_than_strings_is_refused_before_it_is_parsed(topic_model, sock_dir):
+    """The count before parsing was of strings only: a 16 MiB body of empty lists or objects
+    (``{"texts": [[], [], ...]}``, ``[{}, {}, ...]``) or of numbers was parsed into millions of
+    objects (the daemon's peak memory 53 -> 480 MB, ~416 MB of it staying, for the answer
+    ``"texts" must be a list of strings``; at 32 clients ~13 GiB). Now the values outside the
+    strings are counted too, by the bytes that begin them, and a body of more than
+    ``--max-texts`` allows is refused (400, ``ERR``) before it is parsed: parsing any body
+    costs memory of the order of its size. Commas and brackets inside the texts are text."""
+    import tracemalloc
+
+    from textnb.apps.serve import _json
+
+    n = 16 * 1024 * 1024 - 64
+    bodies = [b'{"texts": [' + b"[]," * (n // 3) + b"[]]}", b"[" + b"{}," * (n // 3) + b"{}]",
+              b'{"texts": [' + b"0," * (n // 2) + b"0]}"]
+    text = 'x\\"y, [a] {b}\\\\ "q", ' * (n // 40)  # (one text of escapes, commas and brackets)
+    accepted = [json.dumps({"texts": [text], "mail": False}).encode(),
+                json.dumps({"texts": ["a, [b], {c}, \\"] * 10_000, "top": 2, "threshold": 0.5}).encode()]
+    with Server(topic_model, http=("127.0.0.1", 0), socket_path=sock_dir / "s") as server:
+        port = server.http_address[1]
+        for body in bodies:
+            status, answer = post(port, body)
+            assert (status, answer["error"]) == (400, "over 10000 values in one request (textnb serve --max-texts)")
+            reply = raw_request(sock_dir / "s", b"CLASSIFY %d\n%s" % (len(body), body))
+            assert reply == b"ERR over 10000 values in one request (textnb serve --max-texts)\n"
+        for body in bodies + accepted:  # the memory of parsing (or refusing) a body: of the order of its size
+            # (and of the objects the limit allows: a short string is ~60 bytes of Python)
+            tracemalloc.start()
+            try:
+                parsed = _json(body, server)
+            except InputError:
+                parsed = None
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            assert peak < 3 * len(body) + 200 * server.max_texts, (len(body), peak)
+            assert (parsed is None) == (body in bodies)
+        assert json.loads(accepted[0])["texts"] == _json(accepted[0], server)["texts"]
+        status, answer = post(port, accepted[1])
+        assert status == 200 and len(answer["labels"]) == 10_000
+    with Server(topic_model, http=("127.0.0.1", 0), max_texts=3) as server:  # every field, and the limit's texts
+        port = server.http_address[1]
+        request = {"texts": ["a", "b", "c"], "mail": False, "top": 1, "threshold": 0.1}
+        assert post(port, request)[0] == 200
+        status, answer = post(port, {"texts": [[]] * 20})
+        assert (status, answer["error"]) == (400, "over 3 values in one request (textnb serve --max-texts)")
+
+
 # -- defects of session 47: quotes in a text, unread bodies, infinite log-odds ------------------
 def test_a_text_full_of_quotes_is_one_text(topic_model):
     """The count of strings before parsing took every quote for a string's: one text quoting
@@ -1402,3 +1529,61 @@ def test_an_ipv6_loopback_address_is_served(topic_model, spam_model):
         with socket.create_connection(("::1", port), timeout=30) as s:
             s.sendall(b"PING SPAMC/1.5\r\n\r\n")
             assert s.recv(100).startswith(b"SPAMD/1.5 0 PONG")
+
+
+@pytest.mark.slow
+def test_an_ipv6_address_is_printed_as_clients_use_it(spam_model, sock_dir):
+    """``textnb serve --http '[::1]:0'`` printed ``http://::1:PORT``, which no client reads (a URL
+    has the host in brackets), and ``spamd://::1:PORT`` likewise; now ``http://[::1]:PORT`` and
+    ``spamd://[::1]:PORT``, and the error of an address it cannot listen on is ``[::1]:PORT``."""
+    import urllib.request
+
+    from textnb.apps.spamd import parse_address
+
+    try:
+        probe = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+        probe.bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    with probe:
+        probe.listen()
+        taken = probe.getsockname()[1]
+        with pytest.raises(InputError, match=rf"^\[::1\]:{taken}: cannot listen"):
+            Server(spam_model, http=("::1", taken)).start()
+    sock = sock_dir / "s"
+    proc, line = _start_daemon(spam_model, ["--http", "[::1]:0", "--spamd", "[::1]:0", "--socket", str(sock)])
+    try:
+        where = line.split(" on ", 1)[1].rsplit(" (pid", 1)[0].split(", ")
+        assert where[0] == f"unix:{sock}" and where[1].startswith("http://[::1]:") and where[2].startswith("spamd://[::1]:")
+        with urllib.request.urlopen(where[1] + "/model", timeout=30) as answer:
+            assert json.loads(answer.read())["classes"] == ["ham", "spam"]
+        kind, address = parse_address(where[2][len("spamd://"):])
+        with socket.create_connection(address, timeout=30) as s:
+            s.sendall(b"PING SPAMC/1.5\r\n\r\n")
+            assert s.recv(100).startswith(b"SPAMD/1.5 0 PONG")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_a_listener_beyond_loopback_is_said_with_its_bound_port_http_as_spamd(spam_model, monkeypatch):
+    """``--spamd 0.0.0.0:0`` warned ``spamd on 0.0.0.0:0 is reachable beyond this machine``,
+    naming port 0 (the address asked for, not the one bound), and ``--http 0.0.0.0:PORT``, as
+    unauthenticated, said nothing. Now each TCP listener beyond loopback is said, with its
+    bound address. (Here ``is_loopback`` says no to 127.0.0.1: the test binds nothing beyond
+    this machine; test_spamd_beyond_loopback_is_logged checks the rule itself.)"""
+    from textnb.apps import serve
+
+    logs = []
+    with Server(spam_model, http=("127.0.0.1", 0), spamd=("127.0.0.1", 0), log=logs.append) as server:
+        pass
+    assert logs == []
+    monkeypatch.setattr(serve, "is_loopback", lambda host: False)
+    with Server(spam_model, http=("127.0.0.1", 0), spamd=("127.0.0.1", 0), log=logs.append) as server:
+        http_port, spamd_port = server.http_address[1], server.spamd_address[1]
+    assert logs == [f"{what} on 127.0.0.1:{port} is reachable beyond this machine and its clients are not "
+                    "authenticated (restrict it with a firewall)" for what, port in (("HTTP", http_port),
+                                                                                    ("spamd", spamd_port))]

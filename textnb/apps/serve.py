@@ -6,7 +6,7 @@ file (any textnb text model: :class:`~textnb.TextClassifier` and the other model
 that classify strings; a table model is refused) and answers until it is stopped
 (``textnb serve`` stops on SIGTERM or SIGINT: in-flight requests are finished,
 connections waiting for a request are closed, the socket files are removed; SIGHUP
-reads the model files again and goes on). Every transport answers a message with the
+reads the model files again and goes on; a signal the caller ignores stays ignored). Every transport answers a message with the
 one verdict of :func:`textnb.apps.verdict.message_verdict`; the wire formats are
 :mod:`textnb.apps.protocol`'s; SpamAssassin's spamd protocol is :mod:`textnb.apps.spamd`
 (``spamd=``, ``textnb serve --spamd``).
@@ -70,7 +70,8 @@ request must arrive within ``timeout`` seconds of its first byte (a deadline, no
 per read: :class:`textnb.apps.spamd.RequestDeadline`), else it is answered ``ERR timeout:
 ...`` (HTTP: 408) and the connection closed, and a connection idle for ``timeout``
 seconds between requests is closed; a ``CLASSIFY`` / ``/classify``
-request holds at most ``max_texts`` texts and ``max_tokens`` words in all. The served
+request holds at most ``max_texts`` texts and ``max_tokens`` words in all (a body of more strings or
+other values than that allows is refused before it is parsed: :func:`_json`). The served
 default model caches token weights for known tokens only (bounded by its vocabulary).
 So memory is bounded by the configuration (``scripts/serve_load.py``). The model is
 read-only, so requests run in threads without locks.
@@ -108,8 +109,8 @@ from textnb.core.errors import InputError, ModelFileError, TextnbError, json_val
 from textnb.core.wrapping import reads_documents
 from textnb.apps import protocol
 from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, DeadlineReading, SpamdHandler,
-                               StreamHandler, UserModels, parse_address, shown_user)
-from textnb.apps.spamlite import DEFAULT_HAM_CUTOFF, DEFAULT_SPAM_CUTOFF, check_cutoffs, logit
+                               StreamHandler, UserModels, parse_address, shown_address, shown_user)
+from textnb.apps.spamlite import DEFAULT_HAM_CUTOFF, DEFAULT_SPAM_CUTOFF, check_cutoffs
 from textnb.apps.filtering import as_messages, mail_features, takes_messages
 from textnb.apps.verdict import classify_mail, is_spam_model, message_verdict
 from textnb.text.scorer import load_for_prediction
@@ -414,38 +415,48 @@ def _threshold(value):
 
 def _not_spam_shares(model, raw, spam):
     """Each class but spam's share of P(not spam) for the messages ``raw`` of a spam model of
-    more than two classes: ``P(c | x) / P(not spam | x)`` by the model's own probabilities
-    of what its verdicts read of them (:func:`~textnb.apps.filtering.mail_features`), one
-    row per message, the classes in order without spam. (A message the model gives no
-    P(not spam) at all, shares of nothing: even.)"""
+    more than two classes, in log space: ``log P(c | x) - log P(not spam | x)`` by the model's
+    own probabilities of what its verdicts read of them
+    (:func:`~textnb.apps.filtering.mail_features`), one row per message, the classes in order
+    without spam (a share that rounds to 0 keeps its resolution). (A message the model gives
+    no P(not spam) at all, shares of nothing: even.)"""
     import numpy as np
 
-    from textnb.core.logspace import proba_from_jll
+    from textnb.core.logspace import log_proba_from_jll
 
     logp = np.asarray(model.predict_log_proba([mail_features(model, m) for m in raw]), dtype=np.float64)
-    shares = proba_from_jll(np.delete(logp, spam, axis=1))
-    return np.where(np.isfinite(shares), shares, 1.0 / shares.shape[1])
+    shares = log_proba_from_jll(np.delete(logp, spam, axis=1))
+    nothing = np.isnan(shares).any(axis=1, keepdims=True)  # (a row of only -inf: NaN)
+    return np.where(nothing, -np.log(shares.shape[1]), shares)
 
 
-def _verdict_rows(out, classes, verdicts, shares=None):
+def _verdict_rows(out, classes, verdicts, log_shares=None):
     """Fill ``out`` from one verdict per message: the spam class gets P(spam) and the spam
     log-odds, the verdict's; the other class of a two-class model the rest, and those of a
-    model of more classes the rest shared as the model shares it (``shares``:
-    :func:`_not_spam_shares`; their log-odds: log P(c) - log P(not c)). ``labels`` is the
-    class of highest probability of that row (of two classes: spam when the log-odds is
-    above 0), never a cut-off's."""
+    model of more classes the rest shared as the model shares it (``log_shares``:
+    :func:`_not_spam_shares`). The other classes' numbers are computed in log space from the
+    verdict's log-odds ``l``: ``log P(not spam) = -log(1 + e^l)``, so where P(spam) rounds to
+    1 they keep their resolution, as the log-odds of ``textnb predict`` and of a request
+    without ``"mail"`` do (their log-odds: log P(c) - log P(not c),
+    :func:`textnb.core.logspace.log_odds`). ``labels`` is the class of highest probability
+    of that row (of two classes: spam when the log-odds is above 0), never a cut-off's."""
+    import numpy as np
+
+    from textnb.core.logspace import expit, log_odds
+
     spam = classes.index("spam")
-    others = len(classes) - 1
     for i, v in enumerate(verdicts):
         p, lo = float(v.score), float(v.log_odds)
-        if others == 1:
-            probs = [p if j == spam else 1.0 - p for j in range(len(classes))]
-            los = [lo if j == spam else -lo for j in range(len(classes))]
+        if len(classes) == 2:
+            probs = [p if j == spam else float(expit(-lo)) for j in range(2)]
+            los = [lo if j == spam else -lo for j in range(2)]
             best = spam if lo > 0 else 1 - spam
         else:
-            rest = iter([] if shares is None else shares[i])
-            probs = [p if j == spam else (1.0 - p) * float(next(rest)) for j in range(len(classes))]
-            los = [lo if j == spam else logit(q) for j, q in enumerate(probs)]
+            shares = np.zeros(len(classes) - 1) if log_shares is None else log_shares[i]
+            # log P(c | x) of each class: the verdict's split of spam / not spam, the model's of the rest
+            logp = np.insert(-np.logaddexp(0.0, lo) + shares, spam, -np.logaddexp(0.0, -lo))
+            probs = [p if j == spam else float(q) for j, q in enumerate(np.exp(logp))]
+            los = [lo if j == spam else float(q) for j, q in enumerate(log_odds(logp[None, :])[0])]
             best = max(range(len(classes)), key=probs.__getitem__)  # (the first of equals, as predict's argmax)
         out["probabilities"].append(probs)
         out["log_odds"].append(los)
@@ -681,15 +692,29 @@ def _timeout_text(owner):
 
 
 def _json(body, owner=None):
-    """The request's JSON; a body holding more strings than ``owner.max_texts`` allows is
-    refused before it is parsed (parsing it would cost far more memory than its size). Its
-    strings are counted by their quotes less the escaped ones (``\\"``, a quote inside a
+    """The request's JSON; a body holding more strings, or more values of any kind, than
+    ``owner.max_texts`` allows is refused before it is parsed (parsing it would cost far
+    more memory than its size: a 16 MiB body of empty lists, ``[[],[],...]``, was 400 MiB
+    of lists before its answer ``"texts" must be a list of strings``).
+
+    Its strings are counted by their quotes less the escaped ones (``\\"``, a quote inside a
     text: a text quoting a dialogue, an HTML mail's attributes, was refused as ``over N
     strings``); a quote after an escaped backslash (``"a\\\\"``) is counted out too, so at
-    most twice the limit are parsed (the limit itself is checked on the parsed texts)."""
+    most twice the limit are parsed (the limit itself is checked on the parsed texts). Its
+    other values by the bytes outside the strings that open a container or follow a value
+    (``[``, ``{``, ``,``: every value but the first of a container follows a comma), at most
+    the limit and a few fields (a request's other fields). So what is parsed is of the order
+    of the body's size, and so is this count (a few copies of the body, each freed in turn)."""
     limit = None if owner is None else owner.max_texts
     if limit is not None and body.count(b'"') - body.count(b'\\"') > 2 * limit + 16:
         raise InputError(f"over {limit} strings in one request (textnb serve --max-texts)")
+    if limit is not None:
+        # without its escapes (backslash pairs first, then escaped quotes: in valid JSON a backslash
+        # is an escape's), a body's quotes open and close its strings: every other part is outside them
+        outside = body.replace(b"\\\\", b"").replace(b'\\"', b"").split(b'"')[::2]
+        if sum(p.count(b",") + p.count(b"[") + p.count(b"{") for p in outside) > limit + 16:
+            raise InputError(f"over {limit} values in one request (textnb serve --max-texts)")
+        del outside
     try:
         return json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
@@ -977,16 +1002,17 @@ class Server:
                     srv = self._bind_unix(where, SpamdHandler)
                     self._spamd_path = where
                 else:
-                    host, port = where
                     srv = self._bind_tcp(_TCPServer, where, SpamdHandler)
-                    if not is_loopback(host):
-                        self.log(f"spamd on {host}:{port} is reachable beyond this machine and its clients "
-                                 "are not authenticated (restrict it with a firewall)")
                 srv.spamd = True
                 self._servers.append(srv)
         except BaseException:
             self.stop()
             raise
+        for srv in self._servers:  # (HTTP as spamd: neither authenticates its clients; the port bound, not 0)
+            if srv.socket.family != socket.AF_UNIX and not is_loopback(srv.server_address[0]):
+                self.log(f"{'spamd' if getattr(srv, 'spamd', False) else 'HTTP'} on "
+                         f"{shown_address(*srv.server_address[:2])} is reachable beyond this machine and its clients "
+                         "are not authenticated (restrict it with a firewall)")
         for srv in self._servers:
             t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.2},
                                  name=f"textnb-serve-{type(srv).__name__}", daemon=True)
@@ -1012,7 +1038,7 @@ class Server:
         try:
             srv = server_class((host, port), handler, bind_and_activate=True)
         except OSError as exc:
-            raise InputError(f"{host}:{port}: cannot listen ({exc.strerror or exc})") from None
+            raise InputError(f"{shown_address(host, port)}: cannot listen ({exc.strerror or exc})") from None
         srv._init_bounded(self)
         return srv
 
@@ -1087,7 +1113,9 @@ def run(server, *, signals=None, ready=None, reload_signals=None):
     """Start ``server`` and serve until one of ``signals`` (default SIGTERM, SIGINT) arrives.
 
     ``reload_signals`` (default SIGHUP) make the server read its model files again
-    (:meth:`Server.reload`) and go on, as daemons conventionally do. Must be called from
+    (:meth:`Server.reload`) and go on, as daemons conventionally do. A signal ignored when it
+    is called (``nohup``'s SIGHUP, the SIGINT of a background job started by a script) stays
+    ignored, as in every textnb program (:func:`textnb.core.signals.ignored`). Must be called from
     the main thread. ``ready(server)`` is called once it listens. Returns the number of
     the signal that stopped it; the server is stopped cleanly (in-flight requests
     finished, idle connections closed, socket files removed) before returning.
@@ -1100,7 +1128,7 @@ def run(server, *, signals=None, ready=None, reload_signals=None):
     in the program's handler put back: a second line ``textnb: interrupted`` after
     ``stopped``, exit 130 after a SIGTERM's stop, or a death by SIGINT at exit).
     """
-    from textnb.core.signals import answers_once, ignore_stop_signals
+    from textnb.core.signals import answers_once, ignore_stop_signals, ignored
 
     signals = (signal.SIGTERM, signal.SIGINT) if signals is None else signals
     reload_signals = (signal.SIGHUP,) if reload_signals is None else reload_signals
@@ -1118,8 +1146,10 @@ def run(server, *, signals=None, ready=None, reload_signals=None):
         reloads.append(signum)
         wake.set()
 
-    previous = {s: signal.signal(s, handler) for s in signals}
-    previous.update({s: signal.signal(s, reload_handler) for s in reload_signals})
+    # a signal the caller ignores stays ignored (core.signals.ignored: nohup's SIGHUP, the SIGINT of a
+    # script's background job), the rule of every textnb program: it stopped or reloaded the server
+    previous = {s: signal.signal(s, handler) for s in signals if not ignored(s)}
+    previous.update({s: signal.signal(s, reload_handler) for s in reload_signals if not ignored(s)})
     try:
         server.start()
         if ready is not None:

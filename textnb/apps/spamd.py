@@ -95,7 +95,7 @@ from textnb.core.model_io import new_file_mode
 from textnb.io.files import file_identity
 from textnb.io.mailread import is_empty_message
 
-__all__ = ["UserModels", "SpamdHandler", "check_user_name", "shown_user", "parse_address", "DEFAULT_MAX_USERS",
+__all__ = ["UserModels", "SpamdHandler", "check_user_name", "shown_user", "parse_address", "shown_address", "DEFAULT_MAX_USERS",
            "DEFAULT_MAX_USER_BYTES"]
 
 DEFAULT_MAX_USERS = 64
@@ -130,6 +130,13 @@ def parse_address(text):
         raise InputError(f"{text}: not a port, HOST:PORT or socket path (a path needs a '/': ./spamd.sock)") \
             from None
     return "tcp", (host, number)
+
+
+def shown_address(host, port):
+    """A TCP listening address as it is written to be used again (by :func:`parse_address`, a
+    URL, curl): ``HOST:PORT``, an IPv6 host in brackets (``[::1]:8080``; ``::1:8080`` is no
+    address a client reads)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def shown_user(user):

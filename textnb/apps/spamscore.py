@@ -562,10 +562,12 @@ class SpamScorer:
         return np.column_stack([-lo, lo])
 
     def predict_proba(self, X):
-        lo = self.decision_function(X)
+        """P(c | x) of each class, the logistic of its log-odds (:meth:`predict_log_odds`): the
+        less probable class keeps its resolution where the other rounds to 1 (``1 - P(spam)``
+        was 0.0 for a P(ham) of 1e-22)."""
+        lo = self.predict_log_odds(X)
         with np.errstate(over="ignore"):
-            p1 = 1.0 / (1.0 + np.exp(-lo))
-        return np.column_stack([1.0 - p1, p1])
+            return 1.0 / (1.0 + np.exp(-lo))
 
     def predict(self, X):
         lo = self.decision_function(X)  # (first: it says when the scorer is not fitted)

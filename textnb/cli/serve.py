@@ -110,6 +110,7 @@ timeout = bounded(float, low=0, high=3600, low_open=True)
 
 def run(args, out, err):
     from textnb.apps.serve import Server, run as serve_until_signal
+    from textnb.apps.spamd import shown_address
 
     def log(message):
         print(f"textnb serve: {message}", file=err, flush=True)
@@ -118,12 +119,11 @@ def run(args, out, err):
         where = []
         if server.socket_path is not None:
             where.append(f"unix:{server.socket_path}")
-        if server.http_address is not None:
-            host, port = server.http_address
-            where.append(f"http://{host}:{port}")
+        if server.http_address is not None:  # (an IPv6 host in brackets, as a URL has it: http://[::1]:PORT)
+            where.append(f"http://{shown_address(*server.http_address)}")
         if server.spamd_address is not None:
             a = server.spamd_address
-            where.append(f"spamd:{a}" if isinstance(a, str) else f"spamd://{a[0]}:{a[1]}")
+            where.append(f"spamd:{a}" if isinstance(a, str) else f"spamd://{shown_address(*a)}")
         log(f"serving {args.model} on {', '.join(where)} (pid {os.getpid()})")
 
     if args.spamd is None:  # (found by a user trial: taken without a word where they do nothing)

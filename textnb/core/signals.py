@@ -18,7 +18,7 @@ except ImportError:  # pragma: no cover - not CPython
     import signal
 
 __all__ = ["HeldSignals", "Terminated", "answers_once", "blocked_across_fork", "stops_blocked", "ignore_stop_signals",
-           "interrupt_once", "raise_lost_stop", "raise_swallowed_stops", "stop_behind", "stop_on_signals",
+           "ignored", "interrupt_once", "raise_lost_stop", "raise_swallowed_stops", "stop_behind", "stop_on_signals",
            "stops_unmasked", "terminate_once", "unblock_in_child"]
 
 
@@ -66,7 +66,7 @@ class HeldSignals:
         raise_lost_stop()
         for signum in self.SIGNALS:
             handler = signal.getsignal(signum)
-            if handler is None or handler == signal.SIG_IGN:  # (set outside Python; ignored)
+            if handler is None or ignored(signum):  # (set outside Python; ignored)
                 continue
             signal.signal(signum, self._arrived)
             self.handlers[signum] = handler
@@ -123,6 +123,15 @@ def unblock_in_child():
     """In a child forked inside :func:`blocked_across_fork`: lift its block."""
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, HeldSignals.SIGNALS)
+
+
+def ignored(signum):
+    """Whether ``signum`` is ignored in this process (``SIG_IGN``: by the caller, ``nohup``'s
+    SIGHUP or the SIGINT of a background job started by a script, or by a program that is
+    stopping). The one rule of every textnb program: an ignored signal stays ignored, no
+    handler is put in its place (:func:`stop_on_signals`, :meth:`HeldSignals.hold`, ``textnb
+    serve``'s stop and reload handlers: :func:`textnb.apps.serve.run`)."""
+    return signal.getsignal(signum) == signal.SIG_IGN
 
 
 def ignore_stop_signals():
@@ -291,7 +300,7 @@ def stop_on_signals():
     the caller (``nohup``, a background job's SIGINT) stays ignored; one with a handler
     already (a library user's) is left as it is. ``textnb serve`` puts its own handlers in
     place while it serves (stop, reload) and follows the same rule
-    (:func:`textnb.apps.serve.run`, :func:`answers_once`). A stop whose exception Python
+    (:func:`textnb.apps.serve.run`, :func:`ignored`, :func:`answers_once`). A stop whose exception Python
     drops (raised in a ``__del__`` method or a callback) is raised again
     (:func:`raise_swallowed_stops`, the process's ``sys.unraisablehook``)."""
     global _passed_on
