@@ -274,3 +274,22 @@ def test_a_model_parameter_refused_is_named_by_its_option(tmp_path):
         or any("document models, tan, bn and aode: above 0" in " ".join(a.help.split())
                for sub in commands._parser()._subparsers._group_actions[0].choices.values() for a in sub._actions
                if a.help and "m-estimate" in a.help)
+
+
+def test_a_file_that_is_no_multi_label_format_is_said_so_not_a_folder(tmp_path):
+    """Found by a user trial: ``train c.tsv --multilabel`` and ``evaluate ml.ft --test c.tsv``
+    said ``c.tsv: not a folder``; the same rows from a pipe were told what a multi-label
+    corpus is. A file is told so too (an empty one: empty)."""
+    table = tmp_path / "c.tsv"
+    table.write_text("label\ttext\n" + "".join(f"a\tred apple {i}\nb\tblue sky {i}\n" for i in range(4)))
+    ft = tmp_path / "ml.ft"
+    ft.write_text("__label__a __label__b red apple\n__label__b blue sky\n__label__a red car\n__label__b blue sea\n")
+    empty = tmp_path / "e.txt"
+    empty.write_text("")
+    for command in (("train", table, "--multilabel", "-o", tmp_path / "x.tnb"), ("evaluate", ft, "--test", table)):
+        rc, _, err = cli(*command)
+        assert rc == 1 and one_error_line(err) and f"{table}: not a multi-label corpus (" in err, err
+        assert "not a folder" not in err and "TSV/CSV file holds one label a row" in err
+    rc, _, err = cli("train", empty, "--multilabel", "-o", tmp_path / "x.tnb")
+    assert rc == 1 and one_error_line(err) and f"{empty}: empty" in err, err
+    assert not (tmp_path / "x.tnb").exists()

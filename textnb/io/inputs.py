@@ -555,6 +555,12 @@ def open_multilabel_input(path, opts, *, label_file=None, strict=False, separate
         if data is not None:
             raise InputError(f"{name}: not a multi-label corpus (from a pipe, a fastText or JSON Lines file; a "
                              f"folder per label, or a folder and its --labels file, by name)")
+        if os.path.isfile(path):  # (found by a user trial: a TSV file was said to be "not a folder")
+            if os.path.getsize(path) == 0:
+                raise InputError(empty_input(path))
+            raise InputError(f"{name}: not a multi-label corpus (a file is read as one when it is fastText, "
+                             f"__label__ words before each text, or JSON Lines with a list of labels: a TSV/CSV "
+                             f"file holds one label a row; else a folder per label, or a folder and its --labels file)")
         if strict:
             raise InputError("--strict applies to a label file (--labels FILE)")
     elif separate_documents:
