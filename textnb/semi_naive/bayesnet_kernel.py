@@ -744,17 +744,19 @@ class _BaseBayesNetKernel(TableKernel):
             "attributes": attributes,
         }
 
-    def structure_text(self):
-        """The network as text: one line per node, ``node <- parent, parent``."""
+    def structure_text(self, name=str):
+        """The network as text: one line per node, ``node <- parent, parent``. ``name``:
+        how a node's name is written (``textnb inspect`` escapes a TAB or newline in it, as in
+        a field of its other outputs)."""
         self._check_fitted()
         cls = self._class_label()
         kind = self.kind
         lines = [f"{kind}: {len(self.attribute_names_)} attributes, class node {cls!r}"]
-        width = max(len(n) for n in self.structure_)
+        width = max(len(name(n)) for n in self.structure_)
         for node, pa in self.structure_.items():
             k = len(self.classes_) if node == cls else int(self.n_values_[list(self.attribute_names_).index(node)])
-            arrow = ", ".join(pa) if pa else "(no parents)"
-            lines.append(f"  {node:<{width}} ({k}) <- {arrow}")
+            arrow = ", ".join(map(name, pa)) if pa else "(no parents)"
+            lines.append(f"  {name(node):<{width}} ({k}) <- {arrow}")
         return "\n".join(lines)
 
     def plot_structure(self, path, *, title=None):
@@ -966,10 +968,11 @@ class TANKernel(_BaseBayesNetKernel):
                     queue.append(u)
         return pred
 
-    def structure_text(self):
-        """The tree (indented, with each arc's ``I(A_i; A_j | C)``) and the parent lists."""
+    def structure_text(self, name=str):
+        """The tree (indented, with each arc's ``I(A_i; A_j | C)``) and the parent lists;
+        ``name`` as the base class's."""
         self._check_fitted()
-        names = [str(n) for n in self.attribute_names_]
+        names = [name(str(n)) for n in self.attribute_names_]
         children = {i: [] for i in range(len(names))}
         for i, pa in enumerate(self._parents):
             for p in pa:
@@ -990,4 +993,4 @@ class TANKernel(_BaseBayesNetKernel):
 
         for r in (i for i, pa in enumerate(self._parents) if not pa):
             walk(r, "", True, True)
-        return "\n".join(lines) + "\n" + super().structure_text()
+        return "\n".join(lines) + "\n" + super().structure_text(name)
