@@ -7,7 +7,7 @@ from textnb.cli.options import add_model_command, multilabel_model, top
 from textnb.cli.output import a_kind, amount, cell, counted, dumps, terms_kind, terms_text
 from textnb.core.errors import InputError
 from textnb.core.labels import label_names
-from textnb.core.model_io import picture_target
+from textnb.io.pictures import plot_target
 from textnb.core.registry import kind_of as _kind
 from textnb.core.wrapping import chain, find
 from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, stored_label_prefix
@@ -36,8 +36,8 @@ def run(args, out, err):
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
     from textnb.evaluation.explain import apnbc_weights, describe_text_classifier, describe_text_file, model_chain
 
-    if args.plot:
-        picture_target(args.plot, inputs=[args.model])
+    if args.plot:  # (a name that cannot be written, or no matplotlib: said before the model is read)
+        plot_target(args.plot, inputs=[args.model])
     from textnb.text.scorer import prediction_model, text_model_root
 
     root = text_model_root(read_nodes(args.model), args.model)  # a text model as its readers take it

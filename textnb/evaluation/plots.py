@@ -3,6 +3,7 @@
 import numpy as np
 
 from textnb.core.errors import TextnbError
+from textnb.io.pictures import plotting_library
 
 __all__ = ["plot_confusion_matrix", "plot_evaluation", "plot_informative_terms", "plot_label_f1", "pyplot"]
 
@@ -15,8 +16,7 @@ def _text_as_written(plot):
 
     @functools.wraps(plot)
     def draw(*args, **kwargs):
-        import matplotlib
-
+        matplotlib = plotting_library()  # (without it: one line saying how to install it)
         with matplotlib.rc_context({"text.parse_math": False}):
             return plot(*args, **kwargs)
 
@@ -38,14 +38,11 @@ def _plain_log_ticks(axis):
 
 
 def pyplot():
-    """matplotlib.pyplot with a file-only backend, or a clear error when missing."""
-    try:
-        import matplotlib
+    """matplotlib.pyplot with a file-only backend, or a clear error when matplotlib is
+    missing (:func:`textnb.io.pictures.plotting_library`)."""
+    plotting_library().use("Agg")
+    import matplotlib.pyplot as plt
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise TextnbError("matplotlib is needed for --plot; pip install 'textnb[plot]'") from None
     return plt
 
 

@@ -80,7 +80,7 @@ from textnb.naive_bayes.discretized_kernel import bin_names
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_nominal_codes, check_sample_weight, fit_classes
 from textnb.core.attributes import fitted_attributes
-from textnb.core.errors import DataError, StructureError, TextnbError, counted, input_name
+from textnb.core.errors import DataError, StructureError, counted, input_name
 from textnb.core.labels import label_names
 from textnb.core.stats import MAX_PAIR_CELLS, CountTable, issparse
 from textnb.io.tables import check_plain_attributes
@@ -767,13 +767,12 @@ class _BaseBayesNetKernel(TableKernel):
         node is drawn in a different colour. The file is written atomically.
         """
         self._check_fitted()
-        try:
-            from matplotlib.backends.backend_agg import FigureCanvasAgg
-            from matplotlib.figure import Figure
-        except ImportError:
-            raise TextnbError(
-                "matplotlib is needed for plot_structure / --plot; pip install 'textnb[plot]'"
-            ) from None
+        from textnb.io.pictures import plotting_library
+
+        plotting_library()  # (without it: one line saying how to install it)
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
         from textnb.core.model_io import write_picture
 
         cls = self._class_label()
