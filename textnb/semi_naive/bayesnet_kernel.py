@@ -89,6 +89,7 @@ from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, check_params,
                                  Reals, Str)
 from textnb.core.wrapping import declared_attributes
 from textnb.io.frames import frame_for_fit
+from textnb.io.pictures import Lettering, picture
 from textnb.io.tables import Attribute
 
 __all__ = ["MAX_CPT_CELLS", "BayesNetKernel", "TANKernel", "read_structure", "conditional_mutual_information"]
@@ -759,17 +760,16 @@ class _BaseBayesNetKernel(TableKernel):
             lines.append(f"  {name(node):<{width}} ({k}) <- {arrow}")
         return "\n".join(lines)
 
+    @picture
     def plot_structure(self, path, *, title=None):
         """Draw the network as a PNG (needs matplotlib: ``pip install textnb[plot]``;
         :class:`~textnb.core.errors.TextnbError` without it).
 
         Nodes are laid out in layers by depth from the roots of the DAG; the class
-        node is drawn in a different colour. The file is written atomically.
+        node is drawn in a different colour; a name no installed font draws is drawn as its
+        number (:class:`~textnb.io.pictures.Lettering`). The file is written atomically.
         """
         self._check_fitted()
-        from textnb.io.pictures import plotting_library
-
-        plotting_library()  # (without it: one line saying how to install it)
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
@@ -778,6 +778,9 @@ class _BaseBayesNetKernel(TableKernel):
         cls = self._class_label()
         nodes = list(self.structure_)
         parents = {n: list(self.structure_[n]) for n in nodes}
+        letters = Lettering(path)  # (before the figure: the fonts it adds are the figure's)
+        drawn = dict(zip(nodes, letters.names(nodes, "attribute name",
+                                              "a node by its line in inspect's parent lists (from 0)")))
         depth = {}
 
         def get_depth(n):
@@ -810,7 +813,7 @@ class _BaseBayesNetKernel(TableKernel):
                                     shrinkA=14, shrinkB=14, lw=0.8 if p == cls else 1.6,
                                     connectionstyle="arc3,rad=0.15" if p == cls else "arc3"),
                 )
-        labels = {n: ax.text(*pos[n], n, ha="center", va="center", fontsize=9,
+        labels = {n: ax.text(*pos[n], drawn[n], ha="center", va="center", fontsize=9,
                              bbox=dict(boxstyle="round", fc="gold" if n == cls else "white", ec="black"))
                   for n in nodes}
         ax.set_title(title or f"{self.kind} ({len(nodes) - 1} attributes)")
@@ -823,6 +826,7 @@ class _BaseBayesNetKernel(TableKernel):
         if wide > fig.get_figwidth():
             fig.set_size_inches(wide, fig.get_figheight())
         write_picture(fig, path, dpi=100)
+        letters.warn()
 
     # -- model files ---------------------------------------------------------------
     def _get_state(self):
