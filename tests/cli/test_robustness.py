@@ -1081,3 +1081,31 @@ def test_a_picture_that_cannot_be_written_after_an_evaluation_loses_no_report(tm
         assert rc == 1 and report in out and "plot:" not in out, (argv, out)
         one_error_line(err, f"{picture}: No space left on device")
     assert not picture.exists()
+
+
+def test_inspect_plot_of_more_classes_than_a_picture_holds_says_so(tmp_path, monkeypatch, capsys):
+    """Found by a hunt (session 49): ``inspect --plot`` of a model of 14 classes drew the
+    first 12 and left the others out without a word. The picture's title says so now, and
+    one warning line; ``--help`` says the limit."""
+    from textnb.core import model_io
+
+    pytest.importorskip("matplotlib")
+    corpus = tmp_path / "c"
+    for i in range(14):
+        (corpus / f"class{i:02d}").mkdir(parents=True)
+        for f in range(2):
+            (corpus / f"class{i:02d}" / f"{f}.txt").write_text(f"term{i} other{i}{f} common\n")
+    model, picture = tmp_path / "m.tnb", tmp_path / "p.png"
+    assert cli("train", corpus, "--model", "multinomial", "-o", model)[0] == 0
+    figures = []
+    monkeypatch.setattr(model_io, "write_picture", lambda fig, path, dpi=110: figures.append(fig))
+    rc, out, err = cli("inspect", model, "--plot", picture, "--top", 3)
+    assert rc == 0 and out.count("\n  class") == 28  # (the text lists them all, counts and terms)
+    assert err == f"textnb: warning: {picture}: draws the informative terms of the first 12 of 14 classes, as a " \
+                  "picture holds at most 12\n"
+    (fig,) = figures
+    assert fig._suptitle.get_text() == "most informative terms (log-odds, top 3); the first 12 of 14 classes"
+    assert [ax.get_title() for ax in fig.axes if ax.get_title()] == [f"class{i:02d}" for i in range(12)]
+    capsys.readouterr()
+    cli("inspect", "--help")  # (argparse writes the help to sys.stdout)
+    assert "(of its first 12 classes, at most 50 a class)" in " ".join(capsys.readouterr().out.split())

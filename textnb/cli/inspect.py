@@ -10,6 +10,7 @@ from textnb.core.labels import label_names
 from textnb.io.pictures import plot_target
 from textnb.core.registry import kind_of as _kind
 from textnb.core.wrapping import chain, find
+from textnb.evaluation.plots import MAX_PLOTTED_CLASSES, MAX_PLOTTED_TERMS
 from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, stored_label_prefix
 
 __all__ = ["add_parser", "run"]
@@ -20,7 +21,9 @@ def add_parser(sub):
     p.add_argument("--top", type=top, default=10, metavar="N", help=f"informative terms per class (default 10; {top.range})")
     p.add_argument("--json", action="store_true", help="print the description as one JSON object")
     p.add_argument("--plot", metavar="FILE.png", type=file_name,
-                   help="draw a TAN tree / Bayesian network, or a text model's most informative terms, as a PNG (or SVG, PDF, JPEG: by the name's suffix)")
+                   help="draw a TAN tree / Bayesian network, or a text model's most informative terms (of its first "
+                        f"{MAX_PLOTTED_CLASSES} classes, at most {MAX_PLOTTED_TERMS} a class), as a PNG (or SVG, PDF, "
+                        "JPEG: by the name's suffix)")
     p.set_defaults(handler=run)
     return p
 
@@ -72,7 +75,7 @@ def run(args, out, err):
         if not any((info.get("informative_terms") or {}).values()):
             raise InputError(f"{args.model}: --plot draws informative terms, which {a_kind(info['model'])} model "
                              f"does not have")
-        from textnb.evaluation.plots import MAX_PLOTTED_TERMS, plot_informative_terms
+        from textnb.evaluation.plots import plot_informative_terms
 
         plot_informative_terms(info["informative_terms"], args.plot,  # (at most MAX_PLOTTED_TERMS a class)
                                title=f"most informative terms (log-odds, top {min(args.top, MAX_PLOTTED_TERMS)})")
@@ -294,7 +297,7 @@ def _inspect_spam(args, model, out):
         if not any(terms.values()):
             raise InputError(f"{args.model}: --plot draws the most informative tokens, and this spam model has "
                              f"none (no message learnt in one of its classes)")
-        from textnb.evaluation.plots import MAX_PLOTTED_TERMS, plot_informative_terms
+        from textnb.evaluation.plots import plot_informative_terms
 
         plot_informative_terms(terms, args.plot, title=f"most informative tokens (log-odds towards each class, top {min(args.top, MAX_PLOTTED_TERMS)})")
         info["plot"] = args.plot

@@ -1,11 +1,14 @@
 """PNG pictures of results (optional: needs matplotlib, ``pip install textnb[plot]``)."""
 
+import warnings
+
 import numpy as np
 
-from textnb.core.errors import TextnbError
+from textnb.core.errors import DataWarning, TextnbError
 from textnb.io.pictures import Lettering, picture, plotting_library
 
-__all__ = ["plot_confusion_matrix", "plot_evaluation", "plot_informative_terms", "plot_label_f1", "pyplot"]
+__all__ = ["MAX_PLOTTED_CLASSES", "MAX_PLOTTED_TERMS", "plot_confusion_matrix", "plot_evaluation", "plot_informative_terms",
+           "plot_label_f1", "pyplot"]
 
 
 def _plain_log_ticks(axis):
@@ -228,6 +231,8 @@ def _place_names(fig, ax, names, xs, ys, fontsize=7):
 
 #: Terms of each class :func:`plot_informative_terms` draws at most.
 MAX_PLOTTED_TERMS = 50
+#: Classes :func:`plot_informative_terms` draws at most (a panel each), the first ones.
+MAX_PLOTTED_CLASSES = 12
 
 
 @picture
@@ -236,16 +241,23 @@ def plot_informative_terms(terms, path, *, title=None):
     horizontal bar per term, its length the term's log-odds against the other classes.
 
     ``terms`` maps each class to ``[(term, log_odds), ...]`` (best first), as
-    :func:`textnb.evaluation.explain.informative_terms` returns them. At most 12 classes
-    are drawn (the first ones), and at most :data:`MAX_PLOTTED_TERMS` terms of each (its
-    best), so the picture stays readable (found by a user trial: ``inspect --top 100000
-    --plot`` drew 244,084 pixels high, 94 s and 1.5 GB, a picture no viewer opens).
+    :func:`textnb.evaluation.explain.informative_terms` returns them. At most
+    :data:`MAX_PLOTTED_CLASSES` classes are drawn (the first ones: the title says so, and a
+    :class:`~textnb.core.errors.DataWarning`; they were left out without a word), and at most
+    :data:`MAX_PLOTTED_TERMS` terms of each (its best), so the picture stays readable (found
+    by a user trial: ``inspect --top 100000 --plot`` drew 244,084 pixels high, 94 s and 1.5 GB,
+    a picture no viewer opens).
     """
     plt = pyplot()
-    classes = list(terms)[:12]
+    classes = list(terms)[:MAX_PLOTTED_CLASSES]
+    cut = f"the first {len(classes)} of {len(terms)} classes" if len(terms) > len(classes) else None
     terms = {c: list(terms[c])[:MAX_PLOTTED_TERMS] for c in classes}
     if not classes or not any(terms[c] for c in classes):
         raise TextnbError(f"{path}: no informative terms to draw")
+    if cut:
+        title = f"{title}; {cut}" if title else cut
+        warnings.warn(f"{path}: draws the informative terms of {cut}, as a picture holds at most "
+                      f"{MAX_PLOTTED_CLASSES}", DataWarning, stacklevel=3)
     letters = Lettering(path)
     titles = dict(zip(classes, letters.names(classes, "class name", "a class by its place in inspect's list (from 0)")))
     ticks = {c: letters.names([t for t, _ in terms[c]], "term", "a term by its place in its class's list (from 1)",
