@@ -6,6 +6,7 @@ import fcntl
 import io
 import os
 import pty
+import select
 import struct
 import subprocess
 import sys
@@ -63,8 +64,11 @@ def test_fallback_bar_fits_the_terminal(monkeypatch, columns):
             for done in (1, 2000, 5574):
                 bar(done)
         stream.flush()
-        os.set_blocking(master, False)
-        drawn = os.read(master, 65536).decode()
+        drawn = ""
+        while not drawn.endswith("\r\033[K"):  # (up to the bar's clearing: a pty passes it on in parts)
+            ready, _, _ = select.select([master], [], [], 10)
+            assert ready, drawn
+            drawn += os.read(master, 65536).decode()
     finally:
         stream.close()
         os.close(master)
