@@ -7,11 +7,11 @@ from textnb.cli.options import add_model_command, multilabel_model, top
 from textnb.cli.output import a_kind, amount, cell, counted, dumps, terms_kind, terms_text
 from textnb.core.errors import InputError
 from textnb.core.labels import label_names
-from textnb.io.pictures import plot_target
 from textnb.core.registry import kind_of as _kind
 from textnb.core.wrapping import chain, find
 from textnb.evaluation.plots import MAX_PLOTTED_CLASSES, MAX_PLOTTED_TERMS
 from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, stored_label_prefix
+from textnb.io.pictures import plot_target
 
 __all__ = ["add_parser", "run"]
 
