@@ -164,3 +164,98 @@ def test_inspect_of_a_lazy_text_model_gives_its_documents_per_class(tmp_path, la
     info = json_module.loads(out)
     labels = [row.split("\t", 1)[0] for row in rows]
     assert info["class_count"] == [float(labels.count(c)) for c in info["classes"]]
+
+
+def _weird_table(path):
+    """A CSV table whose class names hold a newline, a nominal value a TAB, an attribute
+    name an ESC, and a text column's words an ESC and a BEL."""
+    import csv
+
+    rows = [["col\x1bor", "num", "txt", "cls"]]
+    for i in range(20):
+        rows.append([("red", "blue\tgreen")[i % 3 == 0], str(i % 5), ("a\x1bb x", "cc \x07dd")[i % 4 == 0],
+                     "x\nFAKE: forged line" if i % 2 else "plain"])
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(rows)
+    return path
+
+
+def _forges_nothing(out):
+    """``out`` holds no raw TAB, ESC or BEL, and no line begins with what a newline inside
+    a name or a term would have put at a line start."""
+    assert not any(ch in out for ch in "\t\x1b\x07"), out
+    assert not any(line.startswith("FAKE") for line in out.splitlines()), out
+
+
+@pytest.mark.parametrize("options", [["--ignore", "txt,num"], ["--ignore", "txt", "--model", "tan"],
+                                     ["--ignore", "txt", "--model", "aode"], ["--ignore", "txt", "--lazy", "lbr"],
+                                     ["--text-column", "txt", "--token-pattern", r"\S+"]],
+                         ids=["nb", "tan", "aode", "lbr", "mixed"])
+def test_inspect_of_a_table_model_escapes_its_names_and_values(tmp_path, options):
+    """Found by a hunt (session 49): ``inspect`` of a table or mixed model printed class
+    names, nominal values and attribute names raw (a newline in a class name forged a line,
+    a TAB in a value a column), where ``predict`` and ``evaluate`` escape them (robustness
+    row 725): each is escaped as a field of tab-separated output is."""
+    model = tmp_path / "m.tnb"
+    rc, _, err = cli("train", _weird_table(tmp_path / "t.csv"), *options, "-o", model)
+    assert rc == 0, err
+    rc, out, err = cli("inspect", model)
+    assert rc == 0, err
+    _forges_nothing(out)
+    assert "x\\nFAKE: forged line" in out and "col\\x1bor" in out
+    if "tan" not in options and "aode" not in options:  # (these list their attributes alone)
+        assert "blue\\tgreen" in out
+
+
+def test_inspect_escapes_terms_as_predict_explain_does(tmp_path):
+    """Found by a hunt (session 49): a text model read with ``--token-pattern '\\S+'`` has
+    terms holding ESC and BEL; ``predict --explain`` escaped them, ``inspect`` wrote them
+    to the terminal as they are (a title set, the screen cleared). Now every inspect
+    branch (text, mixed, multi-label; a spam model's, whose mail tokens hold no control
+    character, through the same :func:`textnb.cli.output.terms_text`) escapes them as
+    --explain does."""
+
+    corpus = tmp_path / "c"
+    (corpus / "a").mkdir(parents=True)
+    (corpus / "b").mkdir()
+    (corpus / "a" / "1.txt").write_text("hello \x1b]0;pwned\x07x \x1b[2Jclear\tnow\n")
+    (corpus / "b" / "1.txt").write_text("bye now\n")
+    text = tmp_path / "text.tnb"
+    assert cli("train", corpus, "--model", "multinomial", "--token-pattern", r"\S+", "-o", text)[0] == 0
+    labels = tmp_path / "ml.jsonl"
+    labels.write_text("".join(json.dumps({"labels": ["p", "q"] if i % 2 else ["q"],
+                                          "text": f"hi\x1bthere w{i} \x07bel"}) + "\n" for i in range(10)))
+    multilabel = tmp_path / "ml.tnb"
+    assert cli("train", labels, "--multilabel", "--token-pattern", r"\S+", "-o", multilabel)[0] == 0
+    mixed = tmp_path / "mixed.tnb"
+    assert cli("train", _weird_table(tmp_path / "t.csv"), "--text-column", "txt", "--token-pattern", r"\S+",
+               "-o", mixed)[0] == 0
+    for model, escaped in ((text, "\\x1b]0;pwned\\x07x"), (multilabel, "hi\\x1bthere"), (mixed, "a\\x1bb")):
+        rc, out, err = cli("inspect", model)
+        assert rc == 0, err
+        _forges_nothing(out)
+        assert escaped in out, out
+    rc, explained, err = cli("predict", text, corpus / "a" / "1.txt", "--explain")
+    assert rc == 0, err
+    assert "\\x1b]0;pwned\\x07x +" in explained and "\\x1b]0;pwned\\x07x (" in cli("inspect", text)[1]
+
+
+def test_inspect_writes_a_log_odds_as_predict_explain_does(tmp_path):
+    """Found by a hunt (session 49): inspect wrote a term's log-odds with two decimals, a
+    small negative one as ``-0.00`` (and a small positive one as ``0.00``) where ``predict
+    --explain`` writes three significant digits: one formatter for both now, never a
+    negative zero."""
+    corpus = tmp_path / "c"
+    (corpus / "a").mkdir(parents=True)
+    (corpus / "b").mkdir()
+    (corpus / "a" / "1.txt").write_text("common " * 100 + " ".join(f"aa{i}" for i in range(900)))
+    (corpus / "b" / "1.txt").write_text("common " * 100 + " ".join(f"bb{i}" for i in range(901)))
+    model = tmp_path / "m.tnb"
+    assert cli("train", corpus, "--model", "multinomial", "-o", model)[0] == 0
+    rc, out, err = cli("inspect", model, "--top", 2000)
+    assert rc == 0, err
+    assert "common (0.000357)" in out and "common (-0.000357)" in out and "0.00)" not in out
+    from textnb.cli.output import amount
+
+    assert [amount(-0.0), amount(-0.0, sign=False), amount(-0.004), amount(0.5, sign=False)] == \
+        ["+0.00", "0.00", "-0.004", "0.50"]

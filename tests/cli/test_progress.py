@@ -6,6 +6,7 @@ import fcntl
 import io
 import os
 import pty
+import select
 import struct
 import subprocess
 import sys
@@ -41,6 +42,59 @@ def test_fallback_bar_without_tqdm(monkeypatch):
     bar(4)
     bar.close()
     assert "\rreading [" + "#" * 30 + "] 4/4" in stream.getvalue() and stream.getvalue().endswith("\r\033[K")
+
+
+@pytest.mark.parametrize("columns", [30, 12, 0])
+def test_fallback_bar_fits_the_terminal(monkeypatch, columns):
+    """Found by a hunt (session 49): without tqdm the bar was 30 characters whatever the
+    terminal's width, so on a terminal narrower than its line (about 50 columns) each
+    redraw wrapped and left a line behind. It fits the terminal's width now (its bar
+    narrower, then left out, then the line cut), as tqdm's does; a terminal of no size is
+    taken as FALLBACK_COLUMNS wide."""
+    from textnb.cli import progress
+
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    clock = iter(range(1, 100))
+    monkeypatch.setattr(progress.time, "monotonic", lambda: float(next(clock)))
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24 if columns else 0, columns, 0, 0))
+    stream = os.fdopen(slave, "w", buffering=1)
+    try:
+        with Progress("classifying", total=5574, stream=stream, unit="doc") as bar:
+            for done in (1, 2000, 5574):
+                bar(done)
+        stream.flush()
+        drawn = ""
+        while not drawn.endswith("\r\033[K"):  # (up to the bar's clearing: a pty passes it on in parts)
+            ready, _, _ = select.select([master], [], [], 10)
+            assert ready, drawn
+            drawn += os.read(master, 65536).decode()
+    finally:
+        stream.close()
+        os.close(master)
+    lines = [line.replace("\033[K", "") for line in drawn.split("\r") if line.replace("\033[K", "")]
+    assert "\n" not in drawn and len(lines) == 3, drawn
+    assert max(map(len, lines)) <= (columns or progress.FALLBACK_COLUMNS) - 1, lines
+    assert lines[-1].rstrip() == {30: "classifying [#####] 5574/5574", 12: "classifying",
+                         0: "classifying [" + "#" * 30 + "] 5574/5574"}[columns]
+
+
+def test_fallback_bar_follows_a_terminal_made_narrower(monkeypatch):
+    """The plain bar's width is the terminal's at each redraw; a line shorter than the one
+    before is padded over it, within the width."""
+    from textnb.cli import progress
+
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    sizes = iter([(80, 24), (30, 24)])
+    monkeypatch.setattr(progress, "_terminal_size", lambda stream: next(sizes))
+    stream = Terminal()
+    bar = Progress("reading", total=4, stream=stream)
+    bar(1)
+    bar._last = 0.0  # (the plain bar redraws at most every 0.1 s)
+    bar(2)
+    first, second = stream.getvalue().split("\r")[1:]
+    assert first == "reading [" + "#" * 7 + "-" * 23 + "] 1/4"
+    assert second == "reading [" + "#" * 7 + "-" * 8 + "] 2/4" and len(second) == 29
 
 
 def test_tqdm_on_a_terminal():

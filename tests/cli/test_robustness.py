@@ -991,3 +991,121 @@ def test_atomic_write_names_its_file_when_a_write_finds_no_room(tmp_path):
         atomic_write(target, write)
     assert info.value.filename == str(target) and info.value.errno == errno.ENOSPC
     assert target.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["out.arff"]
+
+
+# -- session 49: pictures (--plot) ----------------------------------------------------------------
+def _plot_inputs(tmp_path):
+    """A folder corpus, its multi-label labels file, a text model and a TAN model."""
+    corpus = tmp_path / "c"
+    for label, words in (("a", "apple pie"), ("b", "banana split")):
+        (corpus / label).mkdir(parents=True)
+        for i in range(5):
+            (corpus / label / f"{i}.txt").write_text(f"{words} {i}\n")
+    labels = tmp_path / "labels.tsv"
+    labels.write_text("".join(f"{label}/{i}.txt\t{'a,b' if i % 2 else label}\n" for label in "ab" for i in range(5)))
+    text, tan = tmp_path / "m.tnb", tmp_path / "tan.tnb"
+    assert cli("train", corpus, "--model", "multinomial", "-o", text)[0] == 0
+    assert cli("train", REPO / "corpora" / "weather.nominal.arff", "--model", "tan", "-o", tan)[0] == 0
+    return corpus, labels, text, tan
+
+
+def test_a_plot_without_matplotlib_is_one_line_before_the_work(tmp_path, monkeypatch):
+    """Found by a hunt (session 49): without matplotlib (it is the ``[plot]`` extra),
+    ``evaluate --plot`` (single- and multi-label) and ``inspect --plot`` of a text model ran
+    their work, then stopped on ``textnb: internal error: ModuleNotFoundError: No module named
+    'matplotlib'`` (exit 70), the report lost; only a TAN's picture said how to install it.
+    Now every picture imports it in one place (textnb.io.pictures), and a command asked for
+    one says so in one line before it reads anything."""
+    from textnb.cli import evaluate
+    from textnb.core import model_io
+
+    corpus, labels, text, tan = _plot_inputs(tmp_path)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # (import matplotlib raises ImportError)
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the work began")
+
+    monkeypatch.setattr(evaluate, "read_path", no_work)
+    monkeypatch.setattr(model_io, "read_nodes", no_work)
+    for argv in (["evaluate", corpus, "--model", "multinomial", "--cv", 2],
+                 ["evaluate", corpus, "--labels", labels, "--cv", 2], ["inspect", text], ["inspect", tan]):
+        rc, out, err = cli(*argv, "--plot", tmp_path / "p.png")
+        assert rc == 1 and out == "", (argv, err)
+        one_error_line(err, "matplotlib is needed to draw a picture (--plot); pip install 'textnb[plot]'")
+    assert not (tmp_path / "p.png").exists()
+
+
+def test_every_picture_of_the_library_without_matplotlib_says_how_to_install_it(tmp_path, monkeypatch):
+    """The library's pictures (the twins of the commands' ``--plot``) without matplotlib:
+    a TextnbError saying how to install it, from each (plot_evaluation and its kin raised
+    ModuleNotFoundError), and no file."""
+    from textnb.core.errors import TextnbError
+    from textnb.evaluation import plots
+    from textnb.semi_naive.bayesnet import TAN
+
+    X = np.array([[0, 1], [1, 0], [0, 0], [1, 1]])
+    tan = TAN().fit(X, ["a", "b", "a", "b"])
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    report = {"classes": ["a", "b"], "confusion_matrix": [[1, 0], [0, 1]], "accuracy": 1.0}
+    for draw in (lambda path: plots.plot_confusion_matrix([[1, 0], [0, 1]], ["a", "b"], path),
+                 lambda path: plots.plot_evaluation(report, path),
+                 lambda path: plots.plot_label_f1({"a": {"f1": 1.0, "train_support": 3}}, path),
+                 lambda path: plots.plot_informative_terms({"a": [("x", 1.0)]}, path), tan.plot_structure):
+        with pytest.raises(TextnbError, match=r"^matplotlib is needed to draw a picture \(--plot\); "
+                                              r"pip install 'textnb\[plot\]'$"):
+            draw(tmp_path / "p.png")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_picture_that_cannot_be_written_after_an_evaluation_loses_no_report(tmp_path, monkeypatch):
+    """Found by a hunt (session 49): ``evaluate --plot`` drew its picture before printing its
+    report, so a picture that could not be written (a disk filled meanwhile) lost a report of
+    minutes. The report is printed first now, the picture's line after the picture is
+    written; the error still ends the command (exit 1)."""
+    import errno
+
+    from textnb.core import model_io
+
+    pytest.importorskip("matplotlib")
+    corpus, labels, _, _ = _plot_inputs(tmp_path)
+
+    def full(fig, path, dpi=110):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(model_io, "write_picture", full)
+    picture = tmp_path / "p.png"
+    for argv, report in ((["evaluate", corpus, "--model", "multinomial", "--cv", 2], "macro-F1"),
+                         (["evaluate", corpus, "--labels", labels, "--cv", 2], "micro_f1"),
+                         (["evaluate", corpus, "--model", "multinomial", "--cv", 2, "--json"], '"macro_f1"')):
+        rc, out, err = cli(*argv, "--plot", picture)
+        assert rc == 1 and report in out and "plot:" not in out, (argv, out)
+        one_error_line(err, f"{picture}: No space left on device")
+    assert not picture.exists()
+
+
+def test_inspect_plot_of_more_classes_than_a_picture_holds_says_so(tmp_path, monkeypatch, capsys):
+    """Found by a hunt (session 49): ``inspect --plot`` of a model of 14 classes drew the
+    first 12 and left the others out without a word. The picture's title says so now, and
+    one warning line; ``--help`` says the limit."""
+    from textnb.core import model_io
+
+    pytest.importorskip("matplotlib")
+    corpus = tmp_path / "c"
+    for i in range(14):
+        (corpus / f"class{i:02d}").mkdir(parents=True)
+        for f in range(2):
+            (corpus / f"class{i:02d}" / f"{f}.txt").write_text(f"term{i} other{i}{f} common\n")
+    model, picture = tmp_path / "m.tnb", tmp_path / "p.png"
+    assert cli("train", corpus, "--model", "multinomial", "-o", model)[0] == 0
+    figures = []
+    monkeypatch.setattr(model_io, "write_picture", lambda fig, path, dpi=110: figures.append(fig))
+    rc, out, err = cli("inspect", model, "--plot", picture, "--top", 3)
+    assert rc == 0 and out.count("\n  class") == 28  # (the text lists them all, counts and terms)
+    assert err == f"textnb: warning: {picture}: draws the informative terms of the first 12 of 14 classes, as a " \
+                  "picture holds at most 12\n"
+    (fig,) = figures
+    assert fig._suptitle.get_text() == "most informative terms (log-odds, top 3); the first 12 of 14 classes"
+    assert [ax.get_title() for ax in fig.axes if ax.get_title()] == [f"class{i:02d}" for i in range(12)]
+    capsys.readouterr()
+    cli("inspect", "--help")  # (argparse writes the help to sys.stdout)
+    assert "(of its first 12 classes, at most 50 a class)" in " ".join(capsys.readouterr().out.split())

@@ -12,7 +12,7 @@ from textnb.cli.output import dumps, name_column, skipped_line
 from textnb.cli.progress import Progress
 from textnb.cli.streams import cell
 from textnb.core.errors import InputError
-from textnb.core.model_io import picture_target
+from textnb.io.pictures import plot_target
 
 __all__ = ["add_parser", "run"]
 
@@ -66,8 +66,8 @@ def run(args, out, err):
 
         refuse_unsupported(args, opts)
     if args.plot:
-        # (an input, a missing folder too: said before the evaluation, not after it)
-        picture_target(args.plot, inputs=[args.path, args.test, args.labels, args.structure, args.stop_words])
+        # (an input, a missing folder too, or no matplotlib: said before the evaluation, not after it)
+        plot_target(args.plot, inputs=[args.path, args.test, args.labels, args.structure, args.stop_words])
     kind, data = read_path(args, inputs, err)
     if kind != "multilabel":
         from textnb.cli.multilabel import refuse_unused
@@ -160,15 +160,27 @@ def _evaluate_table(args, opts, inputs, table, start, out, err):
 
 
 def _print_report(report, args, out, weighted=False, rows=False):
-    from textnb.evaluation.evaluate import count_text
-
+    """The report, as text or ``--json``; then its picture (``--plot``), drawn once the
+    report is printed: a picture that cannot be written loses no report (its line, last,
+    is printed once it is written)."""
+    if args.json:
+        print(dumps(report), file=out)
+    else:
+        _print_text(report, args, out, weighted=weighted, rows=rows)
     if args.plot:
         from textnb.evaluation.plots import plot_evaluation
 
+        out.flush()
         plot_evaluation(report, args.plot)
-    if args.json:
-        print(dumps(report), file=out)
-        return
+        if not args.json:
+            drawn = ["confusion matrix"] + ["reliability diagram"] * ("reliability" in report) + ["ROC curve"] * (
+                "roc" in report)
+            print(f"\n{', '.join(drawn)} plot: {args.plot}", file=out)
+
+
+def _print_text(report, args, out, weighted=False, rows=False):
+    from textnb.evaluation.evaluate import count_text
+
     print(f"{report['protocol']} on {report['n']} objects ({report['seconds']:.2f} s)", file=out)
     if weighted:
         print("every figure weighs each test object by its instance weight (as Weka's evaluation)", file=out)
@@ -212,7 +224,3 @@ def _print_report(report, args, out, weighted=False, rows=False):
     print(" " * (len(head) + index) + "".join(f"{lab:>{width}}" for lab in labels), file=out)
     for i, (name, row) in enumerate(zip(names, texts)):
         print(f"{name}{i:>{index}}" + "".join(f"{v:>{width}}" for v in row), file=out)
-    if args.plot:
-        drawn = ["confusion matrix"] + ["reliability diagram"] * ("reliability" in report) + ["ROC curve"] * (
-            "roc" in report)
-        print(f"\n{', '.join(drawn)} plot: {args.plot}", file=out)

@@ -4,14 +4,14 @@ import sys
 
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import add_model_command, multilabel_model, top
-from textnb.cli.output import a_kind, counted, dumps, terms_kind
-from textnb.cli.streams import cell
+from textnb.cli.output import a_kind, amount, cell, counted, dumps, terms_kind, terms_text
 from textnb.core.errors import InputError
 from textnb.core.labels import label_names
-from textnb.core.model_io import picture_target
 from textnb.core.registry import kind_of as _kind
 from textnb.core.wrapping import chain, find
+from textnb.evaluation.plots import MAX_PLOTTED_CLASSES, MAX_PLOTTED_TERMS
 from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, stored_label_prefix
+from textnb.io.pictures import plot_target
 
 __all__ = ["add_parser", "run"]
 
@@ -21,7 +21,9 @@ def add_parser(sub):
     p.add_argument("--top", type=top, default=10, metavar="N", help=f"informative terms per class (default 10; {top.range})")
     p.add_argument("--json", action="store_true", help="print the description as one JSON object")
     p.add_argument("--plot", metavar="FILE.png", type=file_name,
-                   help="draw a TAN tree / Bayesian network, or a text model's most informative terms, as a PNG (or SVG, PDF, JPEG: by the name's suffix)")
+                   help="draw a TAN tree / Bayesian network, or a text model's most informative terms (of its first "
+                        f"{MAX_PLOTTED_CLASSES} classes, at most {MAX_PLOTTED_TERMS} a class), as a PNG (or SVG, PDF, "
+                        "JPEG: by the name's suffix)")
     p.set_defaults(handler=run)
     return p
 
@@ -37,8 +39,8 @@ def run(args, out, err):
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
     from textnb.evaluation.explain import apnbc_weights, describe_text_classifier, describe_text_file, model_chain
 
-    if args.plot:
-        picture_target(args.plot, inputs=[args.model])
+    if args.plot:  # (a name that cannot be written, or no matplotlib: said before the model is read)
+        plot_target(args.plot, inputs=[args.model])
     from textnb.text.scorer import prediction_model, text_model_root
 
     root = text_model_root(read_nodes(args.model), args.model)  # a text model as its readers take it
@@ -73,7 +75,7 @@ def run(args, out, err):
         if not any((info.get("informative_terms") or {}).values()):
             raise InputError(f"{args.model}: --plot draws informative terms, which {a_kind(info['model'])} model "
                              f"does not have")
-        from textnb.evaluation.plots import MAX_PLOTTED_TERMS, plot_informative_terms
+        from textnb.evaluation.plots import plot_informative_terms
 
         plot_informative_terms(info["informative_terms"], args.plot,  # (at most MAX_PLOTTED_TERMS a class)
                                title=f"most informative terms (log-odds, top {min(args.top, MAX_PLOTTED_TERMS)})")
@@ -132,7 +134,7 @@ def run(args, out, err):
         print(f"most informative terms (log-odds against the other classes, top {args.top}):", file=out)
     for c, terms in info["informative_terms"].items():
         if terms:
-            print(f"  {cell(c)}: " + ", ".join(f"{t} ({s:.2f})" for t, s in terms), file=out)
+            print(f"  {cell(c)}: " + terms_text(terms), file=out)
     _print_weights(weights, out)
     if args.plot:
         print(f"informative terms plot: {args.plot}", file=out)
@@ -183,7 +185,7 @@ def _inspect_network(args, outer, model, weights, out):
     print(f"model: {name}", file=out)
     _print_calibration({"calibration": method} if method is not None else {}, out)
     print("classes: " + ", ".join(f"{cell(c)} ({n:g})" for c, n in zip(classes, class_count)), file=out)  # (as nb's)
-    print(model.structure_text(), file=out)
+    print(model.structure_text(name=cell), file=out)  # (an attribute's TAB or newline escaped)
     _print_weights(weights, out)
     if args.plot:
         print(f"structure plot: {args.plot}", file=out)
@@ -249,20 +251,21 @@ def _inspect_table(args, model, out):
               f"errors to grow, sign test at {info['significance']:g})", file=out)
     for a in info.get("attributes", []):
         if a.get("model") == "gaussian":
-            detail = "; ".join(f"{c}: mean {a['mean'][c]:.4g} sd {a['std'][c]:.4g}" for c in classes)
+            detail = "; ".join(f"{cell(c)}: mean {a['mean'][c]:.4g} sd {a['std'][c]:.4g}" for c in classes)
         elif a.get("kind") == "text":
             detail = f"{a['vocabulary_size']} terms; most informative (log-odds, top {args.top}): " + "; ".join(
-                f"{c}: " + ", ".join(f"{t} ({v:.2f})" for t, v in a["informative_terms"][c]) for c in classes)
+                f"{cell(c)}: " + terms_text(a["informative_terms"][c]) for c in classes)
         elif "probabilities" in a:
-            detail = "; ".join(f"{c}: " + _values_line(a["values"], a["probabilities"][c], args.top)
+            detail = "; ".join(f"{cell(c)}: " + _values_line(a["values"], a["probabilities"][c], args.top)
                                for c in classes)
         elif "counts" in a:
-            detail = "; ".join(f"{c}: " + _values_line(a["values"], a["counts"][c], args.top) for c in classes)
+            detail = "; ".join(f"{cell(c)}: " + _values_line(a["values"], a["counts"][c], args.top)
+                               for c in classes)
             detail += f"; missing {a['missing']}; leave-one-out errors as the only rule attribute {a['loo_errors']}"
         else:  # (the model says it all: said once, AODE's attributes were printed twice)
-            print(f"  {a['name']} [{a.get('model') or a['kind']}]", file=out)
+            print(f"  {cell(a['name'])} [{a.get('model') or a['kind']}]", file=out)
             continue
-        print(f"  {a['name']} [{a['kind']}, {a.get('model', '')}] {detail}", file=out)
+        print(f"  {cell(a['name'])} [{a['kind']}, {a.get('model', '')}] {detail}", file=out)
     _print_weights(weights, out)
     return 0
 
@@ -270,12 +273,13 @@ def _inspect_table(args, model, out):
 def _values_line(values, probabilities, top):
     """``v=p`` for a nominal attribute's values in one class: all of them in their order
     when there are at most ``top``, else the ``top`` most probable and how many more (an
-    attribute of 10^5 values would otherwise print a line of megabytes)."""
+    attribute of 10^5 values would otherwise print a line of megabytes). Each value is
+    escaped as a field is (:func:`cell`: a TAB or newline in a value forges no column or line)."""
     pairs = list(zip(values, probabilities))
     if len(pairs) > top:
         order = sorted(range(len(pairs)), key=lambda i: (-pairs[i][1], i))[:top]
-        return " ".join(f"{pairs[i][0]}={pairs[i][1]:.3g}" for i in order) + f" ... ({len(pairs) - top} more)"
-    return " ".join(f"{v}={p:.3g}" for v, p in pairs)
+        return " ".join(f"{cell(pairs[i][0])}={pairs[i][1]:.3g}" for i in order) + f" ... ({len(pairs) - top} more)"
+    return " ".join(f"{cell(v)}={p:.3g}" for v, p in pairs)
 
 
 def _inspect_spam(args, model, out):
@@ -293,7 +297,7 @@ def _inspect_spam(args, model, out):
         if not any(terms.values()):
             raise InputError(f"{args.model}: --plot draws the most informative tokens, and this spam model has "
                              f"none (no message learnt in one of its classes)")
-        from textnb.evaluation.plots import MAX_PLOTTED_TERMS, plot_informative_terms
+        from textnb.evaluation.plots import plot_informative_terms
 
         plot_informative_terms(terms, args.plot, title=f"most informative tokens (log-odds towards each class, top {min(args.top, MAX_PLOTTED_TERMS)})")
         info["plot"] = args.plot
@@ -312,7 +316,7 @@ def _inspect_spam(args, model, out):
         "Robinson's f(w) as log-odds; tokens within min_dev of 1/2 are not scored"
     print(f"most informative tokens (log-odds towards the class: {weight}; top {args.top}):", file=out)
     for c, pairs in terms.items():
-        print(f"  {cell(c)}: " + (", ".join(f"{t} ({v:.2f})" for t, v in pairs) or "none"), file=out)
+        print(f"  {cell(c)}: " + (terms_text(pairs) or "none"), file=out)
     if args.plot:
         print(f"informative tokens plot: {args.plot}", file=out)
     return 0
@@ -361,7 +365,7 @@ def _inspect_multilabel(args, model, out):
     if any(terms.values()):
         print(f"most informative terms (log-odds of the label against the others, top {args.top}):", file=out)
         for name, pairs in terms.items():
-            print(f"  {cell(name)}: " + (", ".join(f"{t} {v:+.2f}" for t, v in pairs) or "-"), file=out)
+            print(f"  {cell(name)}: " + (", ".join(f"{cell(t)} {amount(v)}" for t, v in pairs) or "-"), file=out)
     return 0
 
 

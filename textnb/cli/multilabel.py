@@ -397,14 +397,23 @@ def _evaluate(args, opts, start, out, err, corpus=None):
             report["folds_note"] = "; ".join(filter(None, (folds_note, report.get("folds_note"))))
         report["protocol"] = f"{report['folds']}-fold cross-validation"
     report.update(skipped_binary=len(skipped), **_layout_counts(corpus), seconds=time.perf_counter() - start)
-    if args.plot:
-        from textnb.evaluation.plots import plot_label_f1
-
-        plot_label_f1(report["per_label"], args.plot, folds=report.get("folds"))
     if args.json:
         print(dumps(report), file=out)
-        return 0
-    where = f"{report['n_train']} training and {report['n']} test documents" if test is not None \
+    else:
+        _print_evaluation(report, args, corpus, skipped, test is not None, out)
+    if args.plot:  # (drawn once the report is printed: a picture that cannot be written loses no report)
+        from textnb.evaluation.plots import plot_label_f1
+
+        out.flush()
+        plot_label_f1(report["per_label"], args.plot, folds=report.get("folds"))
+        if not args.json:
+            print(f"\nper-label F1 plot: {args.plot}", file=out)
+    return 0
+
+
+def _print_evaluation(report, args, corpus, skipped, tested, out):
+    """A multi-label evaluation's report as text (``tested``: on a --test file, not cross-validated)."""
+    where = f"{report['n_train']} training and {report['n']} test documents" if tested \
         else f"{report['n']} documents"
     notes = "; ".join(report[k] for k in ("folds_note", "groups_note") if report.get(k))
     note = f" ({notes})" if notes else ""
@@ -422,7 +431,7 @@ def _evaluate(args, opts, start, out, err, corpus=None):
     print(f"labels/document {lpd['predicted']:.2f} predicted, {lpd['true']:.2f} true", file=out)
     head, names = name_column(report["per_label"], header="label")  # (long names cut, wide characters counted)
     # (cross-validated: each document is held out once, so a label's support is its documents; no training part)
-    train_column = test is not None
+    train_column = tested
     print(f"\n{head}  precision  recall      f1     bep  support" + ("  train" if train_column else ""),
           file=out)
     for name, pl in zip(names, report["per_label"].values()):
@@ -430,6 +439,3 @@ def _evaluate(args, opts, start, out, err, corpus=None):
         bep = "-" if bep is None else f"{bep:6.4f}"
         print(f"{name}  {pl['precision']:9.4f}  {pl['recall']:6.4f}  {pl['f1']:6.4f}  {bep:>6}  "
               f"{pl['support']:7d}" + (f"  {pl.get('train_support', 0):5d}" if train_column else ""), file=out)
-    if args.plot:
-        print(f"\nper-label F1 plot: {args.plot}", file=out)
-    return 0

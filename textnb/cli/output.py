@@ -12,8 +12,8 @@ from textnb.cli.streams import cell, tolerant
 from textnb.core.errors import counted  # (the core's rules, for the messages of every layer)
 from textnb.core.errors import json_values as finite  # (the one JSON rule: textnb serve's too)
 
-__all__ = ["a_kind", "cell", "counted", "print_summary", "skipped_line", "display_width", "dumps", "explanation_text", "finite", "flag_words",
-           "name_column", "proba_text", "tolerant"]
+__all__ = ["a_kind", "amount", "cell", "counted", "print_summary", "skipped_line", "display_width", "dumps", "explanation_text", "finite",
+           "flag_words", "name_column", "proba_text", "terms_text", "tolerant"]
 
 #: how the library's messages name a parameter beside its flag (``class_name / --class``: a
 #: library user passes the one, a user of the command line the other) -> the flag alone,
@@ -136,13 +136,25 @@ def name_column(names, *, header, floor=8, limit=NAME_COLUMN_MAX):
     return header + " " * (width - display_width(header)), [s + " " * (width - display_width(s)) for s in shown]
 
 
-def _amount(v, sign=True):
-    """A log-odds contribution or margin: two decimals, or three significant digits when it
-    is under 0.01 and not 0 (the weights of ``--model complement --norm`` are about 1e-4: found
-    by a user trial, every contribution and margin read ``+0.00``)."""
+def amount(v, sign=True):
+    """A log-odds (a contribution, a margin, an informative term's weight) as the text
+    outputs write it, ``predict --explain``'s and ``inspect``'s alike: two decimals, or three
+    significant digits when it is under 0.01 and not 0 (the weights of ``--model complement
+    --norm`` are about 1e-4: found by a user trial, every contribution and margin read
+    ``+0.00``); never a negative zero (``inspect`` wrote ``-0.00``). ``sign``: ``+`` before a
+    positive one."""
+    v = float(v) + 0.0  # (-0.0 + 0.0 is 0.0)
     if v != 0 and abs(v) < 0.01:
         return f"{v:+.3g}" if sign else f"{v:.3g}"
     return f"{v:+.2f}" if sign else f"{v:.2f}"
+
+
+def terms_text(pairs, sign=False):
+    """Informative terms ``[(term, log_odds), ...]`` as ``inspect`` lists them: ``term
+    (log-odds), ...``, each term escaped as a field is (:func:`cell`: a TAB, newline or ESC
+    in a term read with ``--token-pattern '\\S+'`` neither forges a line nor reaches the
+    terminal, as in ``predict --explain``) and each log-odds as :func:`amount` writes it."""
+    return ", ".join(f"{cell(t)} ({amount(v, sign)})" for t, v in pairs)
 
 
 def explanation_text(info):
@@ -154,16 +166,16 @@ def explanation_text(info):
         parts = []
         for a in info["attributes"]:
             if a["kind"] == "text":
-                terms = ", ".join(f"{t['term']} {_amount(t['contribution'])}" for t in a["for"] + a["against"])
-                parts.append(f"{a['name']} {_amount(a['contribution'])} [{terms}]")
+                terms = ", ".join(f"{t['term']} {amount(t['contribution'])}" for t in a["for"] + a["against"])
+                parts.append(f"{a['name']} {amount(a['contribution'])} [{terms}]")
             else:
-                parts.append(f"{a['name']}={a['value']} {_amount(a['contribution'])}")
+                parts.append(f"{a['name']}={a['value']} {amount(a['contribution'])}")
         body = "; ".join(parts)
     else:
-        body = ", ".join(f"{t['term']} {_amount(t['contribution'])}" for t in info["for"] + info["against"])
+        body = ", ".join(f"{t['term']} {amount(t['contribution'])}" for t in info["for"] + info["against"])
     against = (f"; the scores favour {info['runner_up']}, the calibrated probabilities chose this label"
                if info["margin"] < 0 else "")
-    return (f"vs {info['runner_up']} by {_amount(info['margin'], sign=False)} (prior {_amount(info['prior'])}{against}): "
+    return (f"vs {info['runner_up']} by {amount(info['margin'], sign=False)} (prior {amount(info['prior'])}{against}): "
             f"{body or 'no term the model knows'}")
 
 

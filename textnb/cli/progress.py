@@ -1,7 +1,7 @@
 """The one progress bar of the command-line tools (textnb, spamfilter, topicfilter).
 
 On a terminal it is a tqdm bar when tqdm is installed (the ``progress`` extra), else a
-one-line bar written here; when the command's stderr (the stream its ``main`` was given)
+one-line bar written here, as wide as the terminal lets it (as tqdm's); when the command's stderr (the stream its ``main`` was given)
 is not a terminal (piped, redirected, a test) it is silent and costs nothing. The library never prints: it takes a ``progress(done,
 total)`` callable, and this is what the command line passes.
 """
@@ -130,12 +130,21 @@ class Progress:
         if now - self._last < 0.1 and (total is None or done < total):
             return
         self._last = now
+        # the line fits the terminal's width, followed as it is resized (as tqdm's dynamic_ncols):
+        # a line wider than the terminal wrapped, and each redraw left a line behind (found by a
+        # hunt, session 49: a 30-column terminal); the bar narrows, then goes, then the line is cut
+        size = _terminal_size(self.stream)
+        room = (size[0] if size and size[0] > 0 else FALLBACK_COLUMNS) - 1  # (the last column: no wrap)
+        text = f"{self.label} {self._amount(done)}"
         if total:
-            frac = min(done / total, 1.0)
-            bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
-            line = f"\r{self.label} [{bar}] {self._amount(done)}/{self._amount(total)}"
-        else:
-            line = f"\r{self.label} {self._amount(done)}"
+            counts = f"{self._amount(done)}/{self._amount(total)}"
+            width = min(30, room - len(self.label) - len(counts) - 4)  # (" [", "] ")
+            filled = int(width * min(done / total, 1.0))
+            text = (f"{self.label} [{'#' * filled}{'-' * (width - filled)}] {counts}" if width >= 5
+                    else f"{self.label} {counts}")
+        text = text[:room]
+        # (padded over what a longer line before it left, as tqdm does: a terminal made narrower)
+        line = f"\r{text.ljust(min(len(self._line) - 1, room))}"
         self._line = line
         self.stream.write(line)
         self.stream.flush()

@@ -1,32 +1,20 @@
 """PNG pictures of results (optional: needs matplotlib, ``pip install textnb[plot]``)."""
 
+import warnings
+
 import numpy as np
 
-from textnb.core.errors import TextnbError
+from textnb.core.errors import DataWarning, TextnbError
+from textnb.io.pictures import Lettering, picture, plotting_library
 
-__all__ = ["plot_confusion_matrix", "plot_evaluation", "plot_informative_terms", "plot_label_f1", "pyplot"]
-
-
-def _text_as_written(plot):
-    """``plot`` drawn with matplotlib's mathtext off (``text.parse_math``), for that call
-    only: a class name or a term holding ``$`` is drawn as written (it was read as math: a
-    label drawn wrong, or an internal error for ``$\\nosuch$``)."""
-    import functools
-
-    @functools.wraps(plot)
-    def draw(*args, **kwargs):
-        import matplotlib
-
-        with matplotlib.rc_context({"text.parse_math": False}):
-            return plot(*args, **kwargs)
-
-    return draw
+__all__ = ["MAX_PLOTTED_CLASSES", "MAX_PLOTTED_TERMS", "plot_confusion_matrix", "plot_evaluation", "plot_informative_terms",
+           "plot_label_f1", "pyplot"]
 
 
 def _plain_log_ticks(axis):
     """Tick labels of the log-scale ``axis`` as plain numbers (``1``, ``100``, ``1,000``):
     matplotlib writes them as mathtext (``$\\mathdefault{10^{2}}$``), which
-    :func:`_text_as_written` draws as written."""
+    :func:`textnb.io.pictures.picture` draws as written."""
     from matplotlib.ticker import LogFormatter
 
     class Plain(LogFormatter):
@@ -38,14 +26,11 @@ def _plain_log_ticks(axis):
 
 
 def pyplot():
-    """matplotlib.pyplot with a file-only backend, or a clear error when missing."""
-    try:
-        import matplotlib
+    """matplotlib.pyplot with a file-only backend, or a clear error when matplotlib is
+    missing (:func:`textnb.io.pictures.plotting_library`)."""
+    plotting_library().use("Agg")
+    import matplotlib.pyplot as plt
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise TextnbError("matplotlib is needed for --plot; pip install 'textnb[plot]'") from None
     return plt
 
 
@@ -63,7 +48,12 @@ def _matrix_size(classes):
     return max(4.0, 0.45 * len(classes) + 2) + 0.07 * max(0, longest - 6)
 
 
+#: how a class drawn as its number (:class:`textnb.io.pictures.Lettering`) is found in the text
+_CLASS_NUMBERS = "a class by its row in the report's confusion matrix (from 0)"
+
+
 def _draw_confusion_matrix(fig, ax, matrix, classes, repeats=1):
+    """The confusion matrix of ``classes`` (named as :class:`~textnb.io.pictures.Lettering` draws them)."""
     from textnb.evaluation.evaluate import count_text
 
     m = np.asarray(matrix)
@@ -102,26 +92,30 @@ def _save(fig, path, dpi=110):
     write_picture(fig, path, dpi=dpi)
 
 
-@_text_as_written
+@picture
 def plot_confusion_matrix(matrix, classes, path):
     """Write the confusion matrix (rows true, columns predicted) as a PNG."""
     plt = pyplot()
-    size = _matrix_size(classes)
+    letters = Lettering(path)
+    names = letters.names(classes, "class name", _CLASS_NUMBERS)
+    size = _matrix_size(names)
     fig, ax = plt.subplots(figsize=(size + 1, size))
-    _draw_confusion_matrix(fig, ax, matrix, classes)
+    _draw_confusion_matrix(fig, ax, matrix, names)
     _tight_layout(fig)
     _save(fig, path)
     plt.close(fig)
+    letters.warn()
 
 
-@_text_as_written
+@picture
 def plot_evaluation(report, path):
     """Write an evaluation report (:func:`textnb.evaluation.evaluate.classification_report`)
     as a PNG: the confusion matrix; with probabilities, the reliability diagram (accuracy
     against mean confidence per confidence bin, the diagonal being calibrated, each bin's
     share of the documents as bars); with two classes, the ROC curve and its area."""
     plt = pyplot()
-    classes = report["classes"]
+    letters = Lettering(path)
+    classes = letters.names(report["classes"], "class name", _CLASS_NUMBERS)
     panels = 1 + ("reliability" in report) + ("roc" in report)
     size = _matrix_size(classes)
     fig, axes = plt.subplots(1, panels, figsize=(size + 1 + 4.6 * (panels - 1), size),
@@ -158,16 +152,17 @@ def plot_evaluation(report, path):
         ax.plot([0, 1], [0, 1], "--", color="0.4", linewidth=1)
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.02)
-        positive = _short(curve["positive"])
+        positive = _short(classes[list(report["classes"]).index(curve["positive"])])
         ax.set_xlabel(f"false positive rate (not {positive})")
         ax.set_ylabel(f"true positive rate ({positive})")
         ax.set_title(f"ROC, positive class: {positive} (AUC {curve['auc']:.4f})", fontsize=9)
     _tight_layout(fig)
     _save(fig, path)
     plt.close(fig)
+    letters.warn()
 
 
-@_text_as_written
+@picture
 def plot_label_f1(per_label, path, folds=None):
     """Per-label F1 on the test documents against the label's training documents (log
     scale), one point per label, its name beside it: where rare labels fail (a
@@ -175,9 +170,11 @@ def plot_label_f1(per_label, path, folds=None):
     K-fold cross-validation's report): the F1 is out of fold and the support the label's
     documents in the corpus cross-validated, and the axes say so."""
     plt = pyplot()
-    names = list(per_label)
-    support = np.array([max(per_label[n].get("train_support", 0), 0) for n in names], dtype=float)
-    f1 = np.array([per_label[n]["f1"] for n in names])
+    labels = list(per_label)
+    support = np.array([max(per_label[n].get("train_support", 0), 0) for n in labels], dtype=float)
+    f1 = np.array([per_label[n]["f1"] for n in labels])
+    letters = Lettering(path)
+    names = letters.names(labels, "label name", "a label by its row in the report's per-label table (from 0)")
     fig, ax = plt.subplots(figsize=(8, 5.5))
     ax.scatter(np.maximum(support, 0.8), f1, s=18, color="tab:blue")
     ax.set_xscale("log")
@@ -197,6 +194,7 @@ def plot_label_f1(per_label, path, folds=None):
         _place_names(fig, ax, names, np.maximum(support, 0.8), f1)
     _save(fig, path)
     plt.close(fig)
+    letters.warn()
 
 
 def _place_names(fig, ax, names, xs, ys, fontsize=7):
@@ -233,24 +231,37 @@ def _place_names(fig, ax, names, xs, ys, fontsize=7):
 
 #: Terms of each class :func:`plot_informative_terms` draws at most.
 MAX_PLOTTED_TERMS = 50
+#: Classes :func:`plot_informative_terms` draws at most (a panel each), the first ones.
+MAX_PLOTTED_CLASSES = 12
 
 
-@_text_as_written
+@picture
 def plot_informative_terms(terms, path, *, title=None):
     """Write the most informative terms of each class as a PNG: one panel per class, a
     horizontal bar per term, its length the term's log-odds against the other classes.
 
     ``terms`` maps each class to ``[(term, log_odds), ...]`` (best first), as
-    :func:`textnb.evaluation.explain.informative_terms` returns them. At most 12 classes
-    are drawn (the first ones), and at most :data:`MAX_PLOTTED_TERMS` terms of each (its
-    best), so the picture stays readable (found by a user trial: ``inspect --top 100000
-    --plot`` drew 244,084 pixels high, 94 s and 1.5 GB, a picture no viewer opens).
+    :func:`textnb.evaluation.explain.informative_terms` returns them. At most
+    :data:`MAX_PLOTTED_CLASSES` classes are drawn (the first ones: the title says so, and a
+    :class:`~textnb.core.errors.DataWarning`; they were left out without a word), and at most
+    :data:`MAX_PLOTTED_TERMS` terms of each (its best), so the picture stays readable (found
+    by a user trial: ``inspect --top 100000 --plot`` drew 244,084 pixels high, 94 s and 1.5 GB,
+    a picture no viewer opens).
     """
     plt = pyplot()
-    classes = list(terms)[:12]
+    classes = list(terms)[:MAX_PLOTTED_CLASSES]
+    cut = f"the first {len(classes)} of {len(terms)} classes" if len(terms) > len(classes) else None
     terms = {c: list(terms[c])[:MAX_PLOTTED_TERMS] for c in classes}
     if not classes or not any(terms[c] for c in classes):
         raise TextnbError(f"{path}: no informative terms to draw")
+    if cut:
+        title = f"{title}; {cut}" if title else cut
+        warnings.warn(f"{path}: draws the informative terms of {cut}, as a picture holds at most "
+                      f"{MAX_PLOTTED_CLASSES}", DataWarning, stacklevel=3)
+    letters = Lettering(path)
+    titles = dict(zip(classes, letters.names(classes, "class name", "a class by its place in inspect's list (from 0)")))
+    ticks = {c: letters.names([t for t, _ in terms[c]], "term", "a term by its place in its class's list (from 1)",
+                              first=1, listed=False) for c in classes}
     rows = max(len(terms[c]) for c in classes)
     cols = min(3, len(classes))
     lines = (len(classes) + cols - 1) // cols
@@ -260,11 +271,12 @@ def plot_informative_terms(terms, path, *, title=None):
     for ax, c in zip(axes.ravel(), classes):
         pairs = terms[c][::-1]  # best at the top
         ax.barh(range(len(pairs)), [float(v) for _, v in pairs], color="tab:blue")
-        ax.set_yticks(range(len(pairs)), labels=[_short(t) for t, _ in pairs], fontsize=7)
-        ax.set_title(_short(c, 40), fontsize=9)
+        ax.set_yticks(range(len(pairs)), labels=[_short(t) for t in ticks[c][::-1]], fontsize=7)
+        ax.set_title(_short(titles[c], 40), fontsize=9)
         ax.set_xlabel("log-odds", fontsize=8)
     if title:
         fig.suptitle(title, fontsize=10)
     _tight_layout(fig)
     _save(fig, path, dpi=100)
     plt.close(fig)
+    letters.warn()

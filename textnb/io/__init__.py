@@ -1,4 +1,5 @@
-"""Reading: text corpora, tables (ARFF, CSV/TSV, pandas), uncertain cells, mail. Never imports a model.
+"""Reading: text corpora, tables (ARFF, CSV/TSV, pandas), uncertain cells, mail; and what the
+pictures of ``--plot`` are drawn with (:mod:`textnb.io.pictures`). Never imports a model.
 
 Names are imported on first use (:mod:`textnb.core.lazy`).
 """

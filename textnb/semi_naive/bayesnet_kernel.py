@@ -80,7 +80,7 @@ from textnb.naive_bayes.discretized_kernel import bin_names
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_nominal_codes, check_sample_weight, fit_classes
 from textnb.core.attributes import fitted_attributes
-from textnb.core.errors import DataError, StructureError, TextnbError, counted, input_name
+from textnb.core.errors import DataError, StructureError, counted, input_name
 from textnb.core.labels import label_names
 from textnb.core.stats import MAX_PAIR_CELLS, CountTable, issparse
 from textnb.io.tables import check_plain_attributes
@@ -89,6 +89,7 @@ from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, check_params,
                                  Reals, Str)
 from textnb.core.wrapping import declared_attributes
 from textnb.io.frames import frame_for_fit
+from textnb.io.pictures import Lettering, picture
 from textnb.io.tables import Attribute
 
 __all__ = ["MAX_CPT_CELLS", "BayesNetKernel", "TANKernel", "read_structure", "conditional_mutual_information"]
@@ -744,39 +745,42 @@ class _BaseBayesNetKernel(TableKernel):
             "attributes": attributes,
         }
 
-    def structure_text(self):
-        """The network as text: one line per node, ``node <- parent, parent``."""
+    def structure_text(self, name=str):
+        """The network as text: one line per node, ``node <- parent, parent``. ``name``:
+        how a node's name is written (``textnb inspect`` escapes a TAB or newline in it, as in
+        a field of its other outputs)."""
         self._check_fitted()
         cls = self._class_label()
         kind = self.kind
         lines = [f"{kind}: {len(self.attribute_names_)} attributes, class node {cls!r}"]
-        width = max(len(n) for n in self.structure_)
+        width = max(len(name(n)) for n in self.structure_)
         for node, pa in self.structure_.items():
             k = len(self.classes_) if node == cls else int(self.n_values_[list(self.attribute_names_).index(node)])
-            arrow = ", ".join(pa) if pa else "(no parents)"
-            lines.append(f"  {node:<{width}} ({k}) <- {arrow}")
+            arrow = ", ".join(map(name, pa)) if pa else "(no parents)"
+            lines.append(f"  {name(node):<{width}} ({k}) <- {arrow}")
         return "\n".join(lines)
 
+    @picture
     def plot_structure(self, path, *, title=None):
         """Draw the network as a PNG (needs matplotlib: ``pip install textnb[plot]``;
         :class:`~textnb.core.errors.TextnbError` without it).
 
         Nodes are laid out in layers by depth from the roots of the DAG; the class
-        node is drawn in a different colour. The file is written atomically.
+        node is drawn in a different colour; a name no installed font draws is drawn as its
+        number (:class:`~textnb.io.pictures.Lettering`). The file is written atomically.
         """
         self._check_fitted()
-        try:
-            from matplotlib.backends.backend_agg import FigureCanvasAgg
-            from matplotlib.figure import Figure
-        except ImportError:
-            raise TextnbError(
-                "matplotlib is needed for plot_structure / --plot; pip install 'textnb[plot]'"
-            ) from None
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
         from textnb.core.model_io import write_picture
 
         cls = self._class_label()
         nodes = list(self.structure_)
         parents = {n: list(self.structure_[n]) for n in nodes}
+        letters = Lettering(path)  # (before the figure: the fonts it adds are the figure's)
+        drawn = dict(zip(nodes, letters.names(nodes, "attribute name",
+                                              "a node by its line in inspect's parent lists (from 0)")))
         depth = {}
 
         def get_depth(n):
@@ -809,7 +813,7 @@ class _BaseBayesNetKernel(TableKernel):
                                     shrinkA=14, shrinkB=14, lw=0.8 if p == cls else 1.6,
                                     connectionstyle="arc3,rad=0.15" if p == cls else "arc3"),
                 )
-        labels = {n: ax.text(*pos[n], n, ha="center", va="center", fontsize=9,
+        labels = {n: ax.text(*pos[n], drawn[n], ha="center", va="center", fontsize=9,
                              bbox=dict(boxstyle="round", fc="gold" if n == cls else "white", ec="black"))
                   for n in nodes}
         ax.set_title(title or f"{self.kind} ({len(nodes) - 1} attributes)")
@@ -822,6 +826,7 @@ class _BaseBayesNetKernel(TableKernel):
         if wide > fig.get_figwidth():
             fig.set_size_inches(wide, fig.get_figheight())
         write_picture(fig, path, dpi=100)
+        letters.warn()
 
     # -- model files ---------------------------------------------------------------
     def _get_state(self):
@@ -966,10 +971,11 @@ class TANKernel(_BaseBayesNetKernel):
                     queue.append(u)
         return pred
 
-    def structure_text(self):
-        """The tree (indented, with each arc's ``I(A_i; A_j | C)``) and the parent lists."""
+    def structure_text(self, name=str):
+        """The tree (indented, with each arc's ``I(A_i; A_j | C)``) and the parent lists;
+        ``name`` as the base class's."""
         self._check_fitted()
-        names = [str(n) for n in self.attribute_names_]
+        names = [name(str(n)) for n in self.attribute_names_]
         children = {i: [] for i in range(len(names))}
         for i, pa in enumerate(self._parents):
             for p in pa:
@@ -990,4 +996,4 @@ class TANKernel(_BaseBayesNetKernel):
 
         for r in (i for i, pa in enumerate(self._parents) if not pa):
             walk(r, "", True, True)
-        return "\n".join(lines) + "\n" + super().structure_text()
+        return "\n".join(lines) + "\n" + super().structure_text(name)
