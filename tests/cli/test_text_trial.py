@@ -603,6 +603,13 @@ def test_inspect_says_each_wrapper_and_step_with_its_own_settings_and_the_cut(tm
     assert [(w["kind"], w.get("step")) for w in info["wrappers"]] == [("SelectTerms", "select"),
                                                                      ("TermWeighting", "weighting")]
     assert info["inner_model"]["kind"] == "MultinomialNB" and info["wrappers"][0]["params"] == {"criterion": "ig", "k": 100}
+    # a multi-label model's inspect says it too (found by a user trial: it did not)
+    ml = tmp_path / "ml.txt"
+    ml.write_text("".join(f"__label__a __label__b red apple {i}\n__label__b blue sky {i}\n" for i in range(10)))
+    assert cli("train", ml, "--max-bytes", "20", "-o", tmp_path / "ml.tnb")[0] == 0
+    rc, out, _ = cli("inspect", tmp_path / "ml.tnb")
+    assert rc == 0 and out.startswith("model: MultiLabelNB(") and "documents cut at: 20 bytes" in out, out
+    assert json.loads(cli("inspect", tmp_path / "ml.tnb", "--json")[1])["max_bytes"] == 20
 
 
 def test_explanations_of_small_weights_keep_their_digits(tmp_path, sms_tsv):

@@ -35,8 +35,6 @@ def _settings(params):
 
 def run(args, out, err):
     from textnb.core.model_io import build, read_nodes
-    from textnb.core.wrapping import stored_max_bytes
-    from textnb.io.corpus import MAX_DOCUMENT_BYTES
     from textnb.evaluation.explain import apnbc_weights, describe_text_classifier, describe_text_file, model_chain
 
     if args.plot:  # (a name that cannot be written, or no matplotlib: said before the model is read)
@@ -55,7 +53,7 @@ def run(args, out, err):
             if args.plot:
                 raise InputError(f"{args.model}: --plot draws a text model's terms or a tan / bn structure, "
                                  f"not a multi-label model")
-            return _inspect_multilabel(args, model, out)
+            return _inspect_multilabel(args, model, out, _cut_at(root))
         text = sys.modules.get("textnb.text.classifier")  # loaded with any text model
         if text is None or not isinstance(model, text.TextClassifier):
             return _inspect_table(args, model, out)
@@ -67,10 +65,8 @@ def run(args, out, err):
     wrappers, inner = model_chain(root)  # what is around the model: the wrappers' and steps' own settings
     if wrappers and inner is not None:
         info["wrappers"], info["inner_model"] = wrappers, {"kind": inner.kind, "params": dict(sorted(inner.params.items()))}
-    max_bytes = root.params.get("max_bytes") or stored_max_bytes(root)
-    if max_bytes and int(max_bytes) != MAX_DOCUMENT_BYTES:  # (train --max-bytes: where training cut each
-        # document, and predict cuts them; found by a user trial: shown nowhere)
-        info["max_bytes"] = int(max_bytes)
+    if _cut_at(root) is not None:
+        info["max_bytes"] = _cut_at(root)
     if args.plot:
         if not any((info.get("informative_terms") or {}).values()):
             raise InputError(f"{args.model}: --plot draws informative terms, which {a_kind(info['model'])} model "
@@ -90,8 +86,7 @@ def run(args, out, err):
         print(f"model: {' '.join(parts)} {inner['kind']}({_settings(inner['params'])})", file=out)
     else:
         print(f"model: {info['model']}({settings})", file=out)  # (as scikit-learn writes an estimator)
-    if "max_bytes" in info:
-        print(f"documents cut at: {info['max_bytes']} bytes (train --max-bytes; predict cuts them there too)", file=out)
+    _print_cut(info, out)
     if "event_model" in info:
         print(f"event model: {info['event_model']} (alpha {info['alpha']:g}; "
               f"{'chosen by cross-validation' if info['params'].get('event_model') == 'auto' else 'given'})",
@@ -322,7 +317,23 @@ def _inspect_spam(args, model, out):
     return 0
 
 
-def _inspect_multilabel(args, model, out):
+def _cut_at(root):
+    """Where training cut each document (``train --max-bytes``), which predict cuts them at
+    too; None at the default (found by a user trial: shown nowhere; a multi-label model's
+    inspect did not show it either)."""
+    from textnb.core.wrapping import stored_max_bytes
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES
+
+    max_bytes = root.params.get("max_bytes") or stored_max_bytes(root)
+    return int(max_bytes) if max_bytes and int(max_bytes) != MAX_DOCUMENT_BYTES else None
+
+
+def _print_cut(info, out):
+    if "max_bytes" in info:
+        print(f"documents cut at: {info['max_bytes']} bytes (train --max-bytes; predict cuts them there too)", file=out)
+
+
+def _inspect_multilabel(args, model, out, max_bytes=None):
     ml = multilabel_model(model)
     names = label_names(ml)
     info = {
@@ -337,6 +348,8 @@ def _inspect_multilabel(args, model, out):
         "vocabulary_size": len(model[0].vocabulary_),
         "label_prefix": stored_label_prefix(model),
     }
+    if max_bytes is not None:
+        info["max_bytes"] = max_bytes
     for key, attr in (("fbr", "fbr_"), ("rank", "rank_")):
         if hasattr(ml, attr):
             info[key] = getattr(ml, attr)
@@ -356,6 +369,7 @@ def _inspect_multilabel(args, model, out):
     scores = "one model over the documents copied per label" if info["method"] == "copy" else "one-vs-rest"
     least = f"; at least {counted(ml.min_labels, 'label')} per document" if ml.min_labels else ""
     print(f"model: MultiLabelNB({info['estimator']}), {scores}; {rule}{least}", file=out)
+    _print_cut(info, out)
     print(f"labels: {len(names)}", file=out)
     for name, t, c in zip(names, ml.thresholds_, ml.constant_):
         note = {1: " (every training document has it)", 0: " (no training document has it)"}.get(int(c), "")
