@@ -231,3 +231,80 @@ def test_an_interpreter_out_of_memory_while_the_commands_load_is_one_line():
             "sys.exit(main())\n")
     r = subprocess.run([sys.executable, "-c", code, "train", "x"], capture_output=True, text=True, timeout=120)
     assert (r.returncode, r.stderr) == (1, "textnb: error: out of memory\n")
+
+
+# -- session 49: a line that names a path is one line, whatever the name -----------------------
+def _lines_of(prog, err, n=None):
+    """The lines of ``err`` (a program's standard error), each checked to be the program's own
+    (``PROG: ``): a name cannot start one; ``n``: how many there must be."""
+    lines = err.splitlines()
+    assert all(line.startswith(f"{prog}: ") for line in lines), err
+    assert n is None or len(lines) == n, err
+    return lines
+
+
+def test_messages_naming_a_path_escape_its_control_characters_in_every_program(tmp_path, spam_model, capsys):
+    """Found by a user trial (session 49): a file named ``x<newline>textnb: error: forged.bin``
+    in a folder given to ``predict`` printed two error lines, the second a forged one (so
+    did spamfilter --batch, --register-*, topicfilter); and ``model: X -> OUT``, ``merged 2
+    models -> OUT``, ``... plot: FILE``, ``spamfilter: trained OUT`` printed a newline of
+    ``-o`` / ``--plot`` raw. Every such line escapes it as an output field does
+    (``\\n``, ``\\t``, ``\\x1b``): one function, :func:`textnb.cli.streams.one_line`."""
+    from conftest import cli, run_spamfilter, run_topicfilter, tiny_mail
+
+    from textnb.cli import progress, streams
+
+    assert output.one_line is streams.one_line and progress.one_line is streams.one_line
+    assert output.one_line("a\tb\nc\rd\\e\x1b\x7f\x9b\udcff") == "a\\tb\\nc\\rd\\e\\x1b\\x7f\\x9b\udcff"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ok.txt").write_text("cheap pills offer")
+    (docs / "x\ntextnb: error: forged.bin").write_bytes(b"\x00\x01\x02binary\x00" * 20)
+    (docs / "y\nspamfilter: forged.eml").write_bytes(b"")
+    model = tmp_path / "m.tnb"
+    textnb.TextClassifier().fit(["cheap pills offer", "win money now", "meeting at noon", "lunch report team"],
+                                ["spam", "spam", "ham", "ham"]).save(model)
+    rc, out, err = cli("predict", model, docs)
+    assert rc == 1 and len(out.splitlines()) == 2 and "y\\nspamfilter: forged.eml\t" in out, (out, err)
+    assert _lines_of("textnb", err, 1)[0].endswith("x\\ntextnb: error: forged.bin: binary file, skipped")
+    rc, out, err = run_spamfilter(["-m", spam_model, "--batch", docs])
+    assert rc == 3 and "x\\ntextnb: error: forged.bin\t" in out
+    assert _lines_of("spamfilter", err, 1)[0].endswith("y\\nspamfilter: forged.eml: empty message")
+    copy = tmp_path / "sf.tnb"
+    copy.write_bytes(spam_model.read_bytes())
+    rc, _, err = run_spamfilter(["-m", copy, "--register-spam", docs])
+    assert rc == 3 and "y\\nspamfilter: forged.eml" in err, err
+    _lines_of("spamfilter", err)
+    rc, _, err = run_topicfilter(["-m", model, "--uncalibrated", "-o", tmp_path / "routed", docs])
+    assert rc == 1 and "x\\ntextnb: error: forged.bin" in err, err
+    _lines_of("topicfilter", err)
+    # the lines on standard output that name an output path
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("label\ttext\n" + "".join(f"{'spam' if i % 2 else 'ham'}\tword{i % 5} other{i % 3} "
+                                                f"{'cheap' if i % 2 else 'lunch'}\n" for i in range(40)))
+    forged = "o\ntextnb: error: forged"
+    rc, out, err = cli("train", corpus, "-o", tmp_path / f"{forged}.tnb")
+    assert rc == 0 and out.splitlines()[-2] == f"model: DiscriminativeNB -> {tmp_path}/o\\ntextnb: error: forged.tnb", out
+    textnb.TextClassifier().fit(["cheap offer", "money now", "agenda at noon", "team lunch"],
+                                ["spam", "spam", "ham", "ham"]).save(tmp_path / "m2.tnb")
+    rc, out, err = cli("merge", model, tmp_path / "m2.tnb", "-o", tmp_path / f"{forged}2.tnb")
+    assert rc == 0 and out == f"merged 2 models -> {tmp_path}/o\\ntextnb: error: forged2.tnb\n", (out, err)
+    rc, out, err = cli("evaluate", corpus, "--cv", "2", "--plot", tmp_path / f"{forged}.png")
+    assert rc == 0 and out.splitlines()[-1].endswith(f" plot: {tmp_path}/o\\ntextnb: error: forged.png"), out
+    rc, out, err = cli("inspect", model, "--plot", tmp_path / f"{forged}3.png")
+    assert rc == 0 and out.splitlines()[-1] == f"informative terms plot: {tmp_path}/o\\ntextnb: error: forged3.png", out
+    spam, ham = tiny_mail(tmp_path)
+    rc, _, err = run_spamfilter(["-m", tmp_path / f"{forged}.sf.tnb", "--train-spam", spam, "--train-ham", ham])
+    assert rc == 0 and _lines_of("spamfilter", err, 1)[0].startswith(f"spamfilter: trained {tmp_path}/o\\ntextnb"), err
+    # an error and a warning of the library, and a usage error, that name a path
+    rc, _, err = cli("train", tmp_path / f"{forged}.tsv", "-o", tmp_path / "n.tnb")
+    assert rc == 1 and _lines_of("textnb", err, 1)[0].startswith(f"textnb: error: {tmp_path}/o\\ntextnb: error: forged.tsv: ")
+    table = tmp_path / f"{forged}.csv"
+    table.write_text("1,2,a\n" + "".join(f"{i},{i % 3},{'ab'[i % 2]}\n" for i in range(20)))
+    rc, _, err = cli("train", table, "-o", tmp_path / "t.tnb")
+    assert rc == 0 and "looks like data" in _lines_of("textnb", err, 1)[0], err
+    capsys.readouterr()
+    rc, _, _ = cli("predict", model, "--bogus\ntextnb:error:forged")  # (argparse's own stderr)
+    lines = capsys.readouterr().err.splitlines()
+    assert rc == 2 and lines == ["textnb predict: error: unrecognized arguments: --bogus\\ntextnb:error:forged",
+                                 "(see 'textnb predict --help')"], lines

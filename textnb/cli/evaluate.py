@@ -10,7 +10,7 @@ from textnb.cli.options import (add_model_and_input_options, folds, input_option
                                 warn_multilabel)
 from textnb.cli.output import dumps, name_column, skipped_line
 from textnb.cli.progress import Progress
-from textnb.cli.streams import cell
+from textnb.cli.streams import cell, one_line
 from textnb.core.errors import InputError
 from textnb.core.model_io import picture_target
 
@@ -215,4 +215,4 @@ def _print_report(report, args, out, weighted=False, rows=False):
     if args.plot:
         drawn = ["confusion matrix"] + ["reliability diagram"] * ("reliability" in report) + ["ROC curve"] * (
             "roc" in report)
-        print(f"\n{', '.join(drawn)} plot: {args.plot}", file=out)
+        print("\n" + one_line(f"{', '.join(drawn)} plot: {args.plot}"), file=out)

@@ -5,7 +5,7 @@ import sys
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import add_model_command, multilabel_model, top
 from textnb.cli.output import a_kind, counted, dumps, terms_kind
-from textnb.cli.streams import cell
+from textnb.cli.streams import cell, one_line
 from textnb.core.errors import InputError
 from textnb.core.labels import label_names
 from textnb.core.model_io import picture_target
@@ -135,7 +135,7 @@ def run(args, out, err):
             print(f"  {cell(c)}: " + ", ".join(f"{t} ({s:.2f})" for t, s in terms), file=out)
     _print_weights(weights, out)
     if args.plot:
-        print(f"informative terms plot: {args.plot}", file=out)
+        print(one_line(f"informative terms plot: {args.plot}"), file=out)
     return 0
 
 
@@ -186,7 +186,7 @@ def _inspect_network(args, outer, model, weights, out):
     print(model.structure_text(), file=out)
     _print_weights(weights, out)
     if args.plot:
-        print(f"structure plot: {args.plot}", file=out)
+        print(one_line(f"structure plot: {args.plot}"), file=out)
     return 0
 
 
@@ -314,7 +314,7 @@ def _inspect_spam(args, model, out):
     for c, pairs in terms.items():
         print(f"  {cell(c)}: " + (", ".join(f"{t} ({v:.2f})" for t, v in pairs) or "none"), file=out)
     if args.plot:
-        print(f"informative tokens plot: {args.plot}", file=out)
+        print(one_line(f"informative tokens plot: {args.plot}"), file=out)
     return 0
 
 
