@@ -297,8 +297,9 @@ def output_target(path, inputs=()):
     :func:`refuse_input_as_output`, the one rule every command's ``-o``/``--output`` and
     ``--plot`` is checked by, before any work), when the target exists and is not a regular
     file (a folder, FIFO, socket or device: replacing ``/dev/null`` or a pipe would be a
-    disaster) or when the links form a loop, or when the file is to be created in a folder
-    that does not exist (the write would fail only once the work is done).
+    disaster) or when the links form a loop, when the file is to be created in a folder
+    that does not exist (the write would fail only once the work is done), or when the file
+    exists and the user may not write it (:func:`_refuse_read_only`: a ``chmod 444`` model).
     """
     refuse_input_as_output(path, inputs)
     path = os.fspath(path)
@@ -320,8 +321,31 @@ def output_target(path, inputs=()):
         what = _kind_of(st.st_mode)
         what = f"is {what}, not a regular file" if what else "not a regular file"
         raise InputError(f"{path}: {what}; refusing to write over it")
-    _probe_folder(path, os.path.dirname(target))
+    _probe_folder(path, os.path.dirname(target))  # (first: a read-only file system said as such)
+    _refuse_read_only(path, target, st)
     return target
+
+
+def _refuse_read_only(path, target, st):
+    """InputError, one line naming ``path``, when the existing regular file ``target`` (of
+    ``os.stat`` ``st``; the file ``path`` names, links followed) is one the process may not
+    write: replacing it is a rename in its folder, which its own mode does not stop, so a
+    ``chmod 444`` model (or plot) was silently replaced by ``train -o``, ``merge -o``,
+    ``--plot``, ``spamfilter --register-*`` / ``--train-*`` (found by a user trial, session
+    49; bogofilter refuses a read-only wordlist: ``Permission denied``). The rule of every
+    writer of the package (:func:`output_target`, which :func:`staged_write` calls). Whether
+    it may is the kernel's answer for the process's effective ids (``os.access``): root,
+    whom the mode does not stop (``CAP_DAC_OVERRIDE``), replaces it; root without that
+    capability does not."""
+    effective = os.access in os.supports_effective_ids
+    if os.access(target, os.W_OK, effective_ids=effective):
+        return
+    mode = stat.S_IMODE(st.st_mode)
+    if st.st_uid == os.geteuid() and not mode & stat.S_IWUSR:
+        raise InputError(f"{path}: is read-only (mode {mode:04o}); refusing to replace it "
+                         "(chmod u+w to let textnb replace it)")
+    whose = "" if st.st_uid == os.geteuid() else ", another user's file"
+    raise InputError(f"{path}: cannot write (Permission denied: mode {mode:04o}{whose}); refusing to replace it")
 
 
 def _probe_folder(path, folder):
