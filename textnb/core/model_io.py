@@ -80,7 +80,7 @@ import numpy as np
 from textnb.core import compact
 from textnb.core.attributes import Attribute
 from textnb.core.signals import HeldSignals
-from textnb.core.errors import InputError, ModelFileError, ParameterError, missing_reason
+from textnb.core.errors import InputError, ModelFileError, ParameterError, file_kind, missing_reason, not_a_folder
 from textnb.core.version import __version__
 from textnb.core.model_schema import check_csr, check_declared, schema_of
 from textnb.core.model_schema import is_fitted as _is_fitted
@@ -274,20 +274,6 @@ def _give(fd, owner):
             return
 
 
-def _kind_of(mode):
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    return None
-
-
 def output_target(path, inputs=()):
     """The file a write to ``path`` replaces: ``path``, or the file a symbolic link names.
 
@@ -306,11 +292,11 @@ def output_target(path, inputs=()):
     target = os.path.realpath(path) if os.path.islink(path) else path
     try:
         st = os.lstat(target)
-    except FileNotFoundError:  # a file to create: its folder must be there (said before any work)
-        folder = os.path.dirname(target)
-        if folder and not os.path.isdir(folder):
-            what = "not a folder" if os.path.exists(folder) else "no such folder"
-            raise InputError(f"{path}: cannot write ({what}: {folder})") from None
+    except (FileNotFoundError, NotADirectoryError):  # a file to create: its folder must be there (said before any
+        folder = os.path.dirname(target)  # work), or a file above it is said ('notes.txt is a file, not a folder')
+        why = not_a_folder(folder) if folder else None
+        if why is not None:
+            raise InputError(f"{path}: cannot write ({why})") from None
         _probe_folder(path, folder)
         return target
     except OSError as exc:
@@ -318,9 +304,7 @@ def output_target(path, inputs=()):
     if stat.S_ISLNK(st.st_mode):  # realpath stops at a loop
         raise InputError(f"{path}: cannot write (Too many levels of symbolic links)")
     if not stat.S_ISREG(st.st_mode):
-        what = _kind_of(st.st_mode)
-        what = f"is {what}, not a regular file" if what else "not a regular file"
-        raise InputError(f"{path}: {what}; refusing to write over it")
+        raise InputError(f"{path}: is {file_kind(st.st_mode)}, not a regular file; refusing to write over it")
     _probe_folder(path, os.path.dirname(target))  # (first: a read-only file system said as such)
     _refuse_read_only(path, target, st)
     return target
