@@ -421,7 +421,7 @@ def test_only_the_default_model_folder_is_created(tmp_path, corpus, monkeypatch)
     mail = [(SPAM, b"Subject: a\n\ncheap pills\n"), (HAM, b"Subject: b\n\nmeeting\n")]
     for make in (lambda p: update_model(p, register=mail),
                  lambda p: train_model(p, [corpus / "spam"], [corpus / "ham.mbox"])):
-        with pytest.raises(InputError, match=r"sub: no such folder \(for the model .*new\.tnb\)"):
+        with pytest.raises(InputError, match=r"sub/new\.tnb: cannot write \(no such folder: .*sub\)$"):
             make(tmp_path / "sub" / "new.tnb")
         assert not (tmp_path / "sub").exists()
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
@@ -552,6 +552,19 @@ def test_a_label_folder_that_is_a_file_is_said_so(topic_model, tmp_path):
     with pytest.raises(InputError, match=r"shop is a symbolic link to nothing, not a folder\)"):
         apply_route(route)
     assert (out / "shop").is_symlink() and not (tmp_path / "nothing").exists()
+    # found by a user trial (session 49): a link to /dev/null or to a file was 'a symbolic link to nothing',
+    # a FIFO 'a file': what it is said
+    (tmp_path / "t.txt").write_text("keep")
+    for make, said in ((lambda p: p.symlink_to("/dev/null"), "a symbolic link to a character device (/dev/null)"),
+                       (lambda p: p.symlink_to(tmp_path / "t.txt"), f"a symbolic link to a file ({tmp_path / 't.txt'})"),
+                       (os.mkfifo, "a FIFO")):
+        (out / "shop").unlink()
+        make(out / "shop")
+        with pytest.raises(InputError) as info:
+            apply_route(route)
+        assert str(info.value) == f"{src / 'a.txt'}: cannot write {out / 'shop' / 'a.txt'} ({out / 'shop'} is {said}, " \
+                                  "not a folder)"
+    assert (tmp_path / "t.txt").read_text() == "keep" and os.listdir(src) == ["a.txt"]
 
 
 def test_routes_threshold_and_move(topic_model, tmp_path):

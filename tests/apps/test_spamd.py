@@ -1366,13 +1366,15 @@ def test_a_user_name_is_named_by_its_bytes_escaped_in_error_lines_and_in_the_log
 
 
 @pytest.mark.parametrize("umask, served_mode, expected", [(0o077, 0o644, 0o600), (0o022, 0o600, 0o600),
-                                                          (0o022, 0o644, 0o644)])
+                                                          (0o022, 0o644, 0o644), (0o022, 0o444, 0o644)])
 def test_a_users_copy_and_journal_are_no_wider_than_the_umask_and_the_served_model(spam_model, sock_dir, umask,
                                                                                    served_mode, expected):
     """A user's first TELL copies the served model: the copy and its journal were 0644
     whatever the daemon's umask and the served file's mode (a private model's copies,
     a user's mail statistics, readable by all). They get a new file's mode (``0666 &
-    ~umask``), no wider than the served model's."""
+    ~umask``), no wider than the served model's; and the daemon may write them (session 49: a
+    read-only served model's copies were 0444, a file textnb no longer replaces, so the user's
+    next TELL would have been refused)."""
     users = sock_dir / "users"
     users.mkdir()
     served = sock_dir / "served.tnb"

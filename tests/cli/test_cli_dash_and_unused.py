@@ -34,6 +34,26 @@ def test_train_dash_reads_standard_input(tmp_path, monkeypatch, data, read):
     assert (tmp_path / "stdin.tnb").is_file()
 
 
+@pytest.mark.parametrize("where, path", [("news", "."), ("news", "./"), ("news/spam", ".."), ("news/spam", "../"),
+                                         ("news/spam", "../../news/."), ("", "news/spam/..")])
+def test_train_dot_and_dot_dot_name_the_model_after_the_folder(tmp_path, monkeypatch, where, path):
+    """Found by a user trial (session 49): `textnb train .` inside a corpus folder wrote
+    `./..tnb` (and `train ..` from a class folder `...tnb`), where --help promises
+    `<PATH name>.tnb`; now the folder's own name, as `train ../news/` gives."""
+    from textnb.io.inputs import default_model_path
+
+    for label, text in (("spam", "cheap pills now"), ("ham", "lunch at noon")):
+        (tmp_path / "news" / label).mkdir(parents=True, exist_ok=True)
+        for i in range(3):
+            (tmp_path / "news" / label / f"{i}.txt").write_text(f"{text} {i}")
+    monkeypatch.chdir(tmp_path / where)
+    assert default_model_path(path) == "news.tnb"
+    rc, out, err = _run("train", path)
+    assert rc == 0 and "-> news.tnb" in out, (out, err)
+    assert (tmp_path / where / "news.tnb").is_file() and not list(tmp_path.rglob("*..tnb"))
+    assert default_model_path("/") == "model.tnb" and default_model_path("-") == "stdin.tnb"
+
+
 @pytest.mark.parametrize("train, test", [(WEATHER, WEATHER.read_bytes()), ("c.tsv", CORPUS)], ids=["arff", "tsv"])
 def test_evaluate_test_dash_reads_standard_input(tmp_path, train, test):
     """`evaluate PATH --test -` said '-: no such file or folder'; now the test part is read from

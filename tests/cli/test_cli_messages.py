@@ -3,6 +3,7 @@ flags, ``--proba`` beside ``--top``, table files by name and content, options th
 go together (ROWS of the s23-cli round)."""
 
 import json
+import os
 
 import pytest
 
@@ -252,6 +253,34 @@ def test_a_path_that_goes_on_past_a_file_is_not_called_missing(tmp_path, sms_tsv
         assert rc == 1 and "Not a directory" in err and "no such" not in err, (command, err)
     assert missing_reason(str(tmp_path / "a.tnb" / "x"), "file").startswith("cannot read file (Not a directory")
     assert missing_reason(str(tmp_path / "nothing"), "file") == "no such file"
+
+
+def test_a_file_where_an_output_folder_should_be_is_said_alike_by_every_writer(tmp_path, sms_tsv):
+    """Found by a user trial (session 49): ``spamfilter -m notes.txt/sf.tnb --train-spam ...``
+    with notes.txt a file said ``.../notes.txt: no such folder (for the model ...)``, where
+    ``textnb train -o notes.txt/m.tnb`` said ``cannot write (Not a directory)``: one wording
+    now, naming the file above (core.errors.not_a_folder), for every writer."""
+    from conftest import run_spamfilter, tiny_mail
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hi\n")
+    spam, ham = tiny_mail(tmp_path)
+    for target, above in ((notes / "m.tnb", f"{notes} is a file, not a folder"),
+                          (notes / "sub" / "m.tnb", f"{notes} is a file, not a folder"),
+                          (tmp_path / "nothere" / "m.tnb", f"no such folder: {tmp_path / 'nothere'}")):
+        said = f"{target}: cannot write ({above})"
+        rc, _, err = cli("train", sms_tsv, "--model", "multinomial", "-o", target)
+        assert rc == 1 and one_error_line(err) == f"textnb: error: {said}", err
+        png = target.with_suffix(".png")
+        rc, _, err = cli("evaluate", sms_tsv, "--cv", "2", "--plot", png)
+        assert rc == 1 and one_error_line(err) == f"textnb: error: {png}: cannot write ({above})", err
+        for argv in (["--train-spam", spam, "--train-ham", ham], ["--register-spam", spam]):
+            rc, _, err = run_spamfilter(["-m", target, *argv])
+            assert (rc, err) == (3, f"spamfilter: {said}\n"), argv
+    rc, _, err = cli("train", sms_tsv, "-o", "/dev/null/m.tnb")
+    assert one_error_line(err) == "textnb: error: /dev/null/m.tnb: cannot write (/dev/null is a character device, " \
+                                  "not a folder)"
+    assert notes.read_text() == "hi\n" and sorted(os.listdir(tmp_path)) == ["ham", "notes.txt", "spam"]
 
 
 def test_a_model_parameter_refused_is_named_by_its_option(tmp_path):

@@ -231,3 +231,198 @@ def test_an_interpreter_out_of_memory_while_the_commands_load_is_one_line():
             "sys.exit(main())\n")
     r = subprocess.run([sys.executable, "-c", code, "train", "x"], capture_output=True, text=True, timeout=120)
     assert (r.returncode, r.stderr) == (1, "textnb: error: out of memory\n")
+
+
+# -- session 49: a line that names a path is one line, whatever the name -----------------------
+def _lines_of(prog, err, n=None):
+    """The lines of ``err`` (a program's standard error), each checked to be the program's own
+    (``PROG: ``): a name cannot start one; ``n``: how many there must be."""
+    lines = err.splitlines()
+    assert all(line.startswith(f"{prog}: ") for line in lines), err
+    assert n is None or len(lines) == n, err
+    return lines
+
+
+def test_messages_naming_a_path_escape_its_control_characters_in_every_program(tmp_path, spam_model, capsys):
+    """Found by a user trial (session 49): a file named ``x<newline>textnb: error: forged.bin``
+    in a folder given to ``predict`` printed two error lines, the second a forged one (so
+    did spamfilter --batch, --register-*, topicfilter); and ``model: X -> OUT``, ``merged 2
+    models -> OUT``, ``... plot: FILE``, ``spamfilter: trained OUT`` printed a newline of
+    ``-o`` / ``--plot`` raw. Every such line escapes it as an output field does
+    (``\\n``, ``\\t``, ``\\x1b``): one function, :func:`textnb.cli.streams.one_line`."""
+    from conftest import cli, run_spamfilter, run_topicfilter, tiny_mail
+
+    from textnb.cli import progress, streams
+
+    assert output.one_line is streams.one_line and progress.one_line is streams.one_line
+    assert output.one_line("a\tb\nc\rd\\e\x1b\x7f\x9b\udcff") == "a\\tb\\nc\\rd\\e\\x1b\\x7f\\x9b\udcff"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ok.txt").write_text("cheap pills offer")
+    (docs / "x\ntextnb: error: forged.bin").write_bytes(b"\x00\x01\x02binary\x00" * 20)
+    (docs / "y\nspamfilter: forged.eml").write_bytes(b"")
+    model = tmp_path / "m.tnb"
+    textnb.TextClassifier().fit(["cheap pills offer", "win money now", "meeting at noon", "lunch report team"],
+                                ["spam", "spam", "ham", "ham"]).save(model)
+    rc, out, err = cli("predict", model, docs)
+    assert rc == 1 and len(out.splitlines()) == 2 and "y\\nspamfilter: forged.eml\t" in out, (out, err)
+    assert _lines_of("textnb", err, 1)[0].endswith("x\\ntextnb: error: forged.bin: binary file, skipped")
+    rc, out, err = run_spamfilter(["-m", spam_model, "--batch", docs])
+    assert rc == 3 and "x\\ntextnb: error: forged.bin\t" in out
+    assert _lines_of("spamfilter", err, 1)[0].endswith("y\\nspamfilter: forged.eml: empty message")
+    copy = tmp_path / "sf.tnb"
+    copy.write_bytes(spam_model.read_bytes())
+    rc, _, err = run_spamfilter(["-m", copy, "--register-spam", docs])
+    assert rc == 3 and "y\\nspamfilter: forged.eml" in err, err
+    _lines_of("spamfilter", err)
+    rc, _, err = run_topicfilter(["-m", model, "--uncalibrated", "-o", tmp_path / "routed", docs])
+    assert rc == 1 and "x\\ntextnb: error: forged.bin" in err, err
+    _lines_of("topicfilter", err)
+    # the lines on standard output that name an output path
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("label\ttext\n" + "".join(f"{'spam' if i % 2 else 'ham'}\tword{i % 5} other{i % 3} "
+                                                f"{'cheap' if i % 2 else 'lunch'}\n" for i in range(40)))
+    forged = "o\ntextnb: error: forged"
+    rc, out, err = cli("train", corpus, "-o", tmp_path / f"{forged}.tnb")
+    assert rc == 0 and out.splitlines()[-2] == f"model: DiscriminativeNB -> {tmp_path}/o\\ntextnb: error: forged.tnb", out
+    textnb.TextClassifier().fit(["cheap offer", "money now", "agenda at noon", "team lunch"],
+                                ["spam", "spam", "ham", "ham"]).save(tmp_path / "m2.tnb")
+    rc, out, err = cli("merge", model, tmp_path / "m2.tnb", "-o", tmp_path / f"{forged}2.tnb")
+    assert rc == 0 and out == f"merged 2 models -> {tmp_path}/o\\ntextnb: error: forged2.tnb\n", (out, err)
+    rc, out, err = cli("evaluate", corpus, "--cv", "2", "--plot", tmp_path / f"{forged}.png")
+    assert rc == 0 and out.splitlines()[-1].endswith(f" plot: {tmp_path}/o\\ntextnb: error: forged.png"), out
+    rc, out, err = cli("inspect", model, "--plot", tmp_path / f"{forged}3.png")
+    assert rc == 0 and out.splitlines()[-1] == f"informative terms plot: {tmp_path}/o\\ntextnb: error: forged3.png", out
+    spam, ham = tiny_mail(tmp_path)
+    rc, _, err = run_spamfilter(["-m", tmp_path / f"{forged}.sf.tnb", "--train-spam", spam, "--train-ham", ham])
+    assert rc == 0 and _lines_of("spamfilter", err, 1)[0].startswith(f"spamfilter: trained {tmp_path}/o\\ntextnb"), err
+    # an error and a warning of the library, and a usage error, that name a path
+    rc, _, err = cli("train", tmp_path / f"{forged}.tsv", "-o", tmp_path / "n.tnb")
+    assert rc == 1 and _lines_of("textnb", err, 1)[0].startswith(f"textnb: error: {tmp_path}/o\\ntextnb: error: forged.tsv: ")
+    table = tmp_path / f"{forged}.csv"
+    table.write_text("1,2,a\n" + "".join(f"{i},{i % 3},{'ab'[i % 2]}\n" for i in range(20)))
+    rc, _, err = cli("train", table, "-o", tmp_path / "t.tnb")
+    assert rc == 0 and "looks like data" in _lines_of("textnb", err, 1)[0], err
+    capsys.readouterr()
+    rc, _, _ = cli("predict", model, "--bogus\ntextnb:error:forged")  # (argparse's own stderr)
+    lines = capsys.readouterr().err.splitlines()
+    assert rc == 2 and lines == ["textnb predict: error: unrecognized arguments: --bogus\\ntextnb:error:forged",
+                                 "(see 'textnb predict --help')"], lines
+
+
+# -- session 49: a file the user may not write is not replaced ----------------------------------
+def _mode_bits_stop_us(monkeypatch):
+    """``os.access`` as the kernel answers a process that the mode bits stop (a user; root
+    without ``CAP_DAC_OVERRIDE``): a file without its owner's write bit is not writable. (The
+    tests run as root, whom they do not stop; the subprocess test below asks the kernel.)"""
+    import stat
+
+    real = os.access
+
+    def access(path, mode, **kwargs):
+        if mode & os.W_OK and not os.stat(path).st_mode & stat.S_IWUSR:
+            return False
+        return real(path, mode, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+
+
+def _read_only_files(tmp_path, spam_model):
+    """A corpus, a second model, and the read-only (0444) files: a model, a spam model beside
+    its journal, a PNG; ``(corpus, other model, {name: path})``."""
+    from conftest import cli
+
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("label\ttext\n" + "".join(f"{'spam' if i % 2 else 'ham'}\tword{i % 5} other{i % 3} "
+                                                f"{'cheap' if i % 2 else 'lunch'}\n" for i in range(40)))
+    assert cli("train", corpus, "-o", tmp_path / "m.tnb")[0] == 0
+    assert cli("train", corpus, "--model", "multinomial", "-o", tmp_path / "other.tnb")[0] == 0
+    assert cli("train", corpus, "--model", "multinomial", "-o", tmp_path / "other2.tnb")[0] == 0
+    (tmp_path / "sf.tnb").write_bytes(spam_model.read_bytes())
+    (tmp_path / "p.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64)
+    files = {name: tmp_path / name for name in ("m.tnb", "sf.tnb", "p.png")}
+    for path in files.values():
+        path.chmod(0o444)
+    os.symlink("m.tnb", tmp_path / "link.tnb")
+    return corpus, tmp_path / "other.tnb", files
+
+
+def test_a_read_only_file_is_never_replaced(tmp_path, spam_model, monkeypatch):
+    """Found by a user trial (session 49): a ``chmod 444`` model was silently replaced by
+    ``textnb train -o``, ``merge -o``, ``--plot`` onto a 0444 picture, ``spamfilter
+    --register-*`` / ``--train-*`` (a rename in the folder, which the file's mode does not
+    stop), where bogofilter refuses a read-only wordlist. Now every writer refuses, before
+    any work, in one line naming the file (model_io.output_target); root, whom the mode does
+    not stop, replaces it."""
+    from conftest import cli, run_spamfilter, tiny_mail
+
+    from textnb.core.errors import InputError
+    from textnb.core.model_io import atomic_write, load, save
+
+    corpus, other, files = _read_only_files(tmp_path, spam_model)
+    spam, ham = tiny_mail(tmp_path)
+    before = {name: path.read_bytes() for name, path in files.items()}
+    journal = tmp_path / "sf.tnb.learned"
+    _mode_bits_stop_us(monkeypatch)
+    said = "is read-only (mode 0444); refusing to replace it (chmod u+w to let textnb replace it)"
+    for argv, name in ((["train", corpus, "-o", files["m.tnb"]], "m.tnb"),
+                       (["train", corpus, "-o", tmp_path / "link.tnb"], "link.tnb"),
+                       (["merge", other, tmp_path / "other2.tnb", "-o", files["m.tnb"]], "m.tnb"),
+                       (["evaluate", corpus, "--cv", "2", "--plot", files["p.png"]], "p.png"),
+                       (["inspect", other, "--plot", files["p.png"]], "p.png")):
+        rc, out, err = cli(*argv)
+        assert (rc, out, err) == (1, "", f"textnb: error: {tmp_path / name}: {said}\n"), argv
+    for argv in (["-m", files["sf.tnb"], "--register-spam", spam], ["-m", files["sf.tnb"], "--train-spam", spam,
+                                                                     "--train-ham", ham]):
+        rc, _, err = run_spamfilter(argv)
+        assert rc == 3 and err == f"spamfilter: {files['sf.tnb']}: {said}\n", (argv, err)
+    with pytest.raises(InputError, match="is read-only"):
+        save(load(other), files["m.tnb"])
+    with pytest.raises(InputError, match="is read-only"):
+        atomic_write(files["p.png"], lambda f: f.write(b"x"))
+    assert {name: path.read_bytes() for name, path in files.items()} == before
+    assert not journal.exists() and sorted(os.listdir(tmp_path)) == sorted(
+        ["c.tsv", "m.tnb", "other.tnb", "other2.tnb", "sf.tnb", "p.png", "link.tnb", "spam", "ham", "spam.tnb"])  # (no lock, no temporary)
+    files["m.tnb"].chmod(0o644)  # (chmod u+w: replaced)
+    rc, _, err = cli("train", corpus, "--model", "multinomial", "-o", files["m.tnb"])
+    assert rc == 0 and files["m.tnb"].read_bytes() != before["m.tnb"], err
+    monkeypatch.undo()  # root, whom the mode does not stop (os.access says so), replaces a read-only file
+    if os.geteuid() == 0:
+        rc, _, err = run_spamfilter(["-m", files["sf.tnb"], "--register-spam", spam])
+        assert rc == 0 and files["sf.tnb"].read_bytes() != before["sf.tnb"], err
+
+
+_NO_DAC_OVERRIDE = ["setpriv", "--inh-caps=-dac_override,-dac_read_search,-fowner",
+                    "--bounding-set=-dac_override,-dac_read_search,-fowner"]
+
+
+def test_root_without_dac_override_is_refused_a_read_only_model_as_the_kernel_says(tmp_path, spam_model):
+    """The kernel's own answer (no stand-in for ``os.access``): root without
+    ``CAP_DAC_OVERRIDE`` (setpriv), as a user, may not replace a 0444 model nor a 0444 spam
+    model; ``textnb train`` says so in one line (exit 1), ``spamfilter`` too (exit 3, as
+    bogofilter's ``Permission denied``)."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv (a user is stopped by the mode bits alone: the test above)")
+    repo = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(repo), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    if subprocess.run([*_NO_DAC_OVERRIDE, "true"], capture_output=True).returncode != 0:
+        pytest.skip("setpriv cannot drop capabilities here")
+    corpus, _, files = _read_only_files(tmp_path, spam_model)
+    from conftest import tiny_mail
+
+    spam, ham = tiny_mail(tmp_path)
+    before = {name: path.read_bytes() for name, path in files.items()}
+    said = "is read-only (mode 0444); refusing to replace it (chmod u+w to let textnb replace it)"
+    for argv, prog, code, name in (
+            ([sys.executable, "-m", "textnb", "train", corpus, "-o", files["m.tnb"]], "textnb: error", 1, "m.tnb"),
+            ([sys.executable, repo / "scripts" / "spamfilter", "-m", files["sf.tnb"], "--register-spam", spam],
+             "spamfilter", 3, "sf.tnb")):
+        proc = subprocess.run([*_NO_DAC_OVERRIDE, *map(str, argv)], capture_output=True, text=True, env=env,
+                              cwd=tmp_path, timeout=120)
+        assert (proc.returncode, proc.stderr) == (code, f"{prog}: {files[name]}: {said}\n"), proc
+    assert {name: path.read_bytes() for name, path in files.items()} == before

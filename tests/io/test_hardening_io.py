@@ -386,6 +386,50 @@ def test_csv_and_tsv_fields_longer_than_the_csv_module_limit(tmp_path, delimiter
     assert csv.field_size_limit() == 131072  # the module-wide limit is put back
 
 
+@pytest.mark.parametrize("delimiter", [",", "\t"])
+def test_table_cells_longer_than_the_csv_module_limit(tmp_path, delimiter):
+    # found by a user trial (session 49): a mixed table (and any table) with a cell over 131,072 characters
+    # was refused ("field larger than field limit (131072)"), the same rows as a label,text corpus read whole
+    import csv
+
+    from textnb.io.corpus import delimiter_of
+    from textnb.io.csvtable import read_csv
+    from textnb.io.tables import read_table
+
+    big = "word " * 30_000  # 150,000 characters
+    ext = ".csv" if delimiter == "," else ".tsv"
+    rows = [(20 + i, ("cheap pills " if i % 2 else "hello friend ") + (big if i in (1, 21) else "x"),
+             "spam" if i % 2 else "ham") for i in range(22)]
+    mixed = tmp_path / f"mixed{ext}"
+    mixed.write_text(f"age{delimiter}text{delimiter}cls\n" + "".join(delimiter.join(map(str, r)) + "\n" for r in rows))
+    assert delimiter_of(str(mixed), mixed.read_text()) == delimiter  # (a long first data row: its cells counted)
+    attributes, X = read_csv(mixed, types={"text": "text"})
+    assert X[1, 1] == X[21, 1] == ("cheap pills " + big).strip()  # (read whole)
+    assert read_table(mixed, types={"text": "text"}).X.shape[0] == 22
+    # a plain table (nominal cells, one of them long), and a header over the limit
+    plain = tmp_path / f"plain{ext}"
+    plain.write_text(f"colour{delimiter}cls\n" + "".join(f"{'red' if i % 2 else big}{delimiter}{'spam' if i % 2 else 'ham'}\n"
+                                                      for i in range(10)))
+    assert read_table(plain).X.shape == (10, 1)
+    wide = tmp_path / f"wide{ext}"
+    wide.write_text(f"{'w' * 140_000}{delimiter}cls\n1{delimiter}a\n2{delimiter}b\n")
+    assert [len(a.name) for a in read_csv(wide)[0]] == [140_000, 3]
+    assert csv.field_size_limit() == 131072  # the module-wide limit is put back
+    # every table path of the CLI
+    model = tmp_path / "m.tnb"
+    rc, out, err = cli("train", mixed, "--text-column", "text", "-o", model)
+    assert rc == 0 and "read 22 rows" in out, err
+    rc, out, err = cli("predict", model, mixed)
+    assert rc == 0 and len(out.splitlines()) == 22, err
+    rc, out, err = cli("evaluate", mixed, "--text-column", "text", "--test", mixed)
+    assert rc == 0 and "accuracy" in out, err
+    rc, out, err = cli("train", plain, "-o", tmp_path / "p.tnb")
+    assert rc == 0, err
+    rc, out, err = cli("predict", tmp_path / "p.tnb", plain)
+    assert rc == 0 and len(out.splitlines()) == 10, err
+    assert csv.field_size_limit() == 131072
+
+
 def test_unterminated_csv_quote_is_an_error(tmp_path):
     path = tmp_path / "c.csv"
     path.write_text('label,text\nspam,"cheap pills\nham,lunch at noon\nspam,cheap offer\nham,see you\n')

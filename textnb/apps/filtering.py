@@ -46,7 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
-from textnb.core.errors import InputError, ModelFileError, check_input, input_name, missing_reason
+from textnb.core.errors import InputError, ModelFileError, check_input, input_name, missing_reason, not_a_folder
 from textnb.core.labels import label_names
 from textnb.core.model_io import (atomic_write, before_replace, cannot_write_in, is_temporary_name, load, model_class,
                                   new_file_mode, output_target, refuse_folder, refuse_input_as_output, save,
@@ -478,8 +478,9 @@ def _prepare_folder(model_path):
     folder = os.path.dirname(os.path.abspath(os.fspath(model_path)))
     if os.path.isdir(folder):
         return
-    if folder != os.path.abspath(default_model_folder()):
-        raise InputError(f"{folder}: no such folder (for the model {os.fspath(model_path)})")
+    if folder != os.path.abspath(default_model_folder()):  # (the words of every writer: textnb train -o's too)
+        why = not_a_folder(os.path.dirname(os.fspath(model_path))) or f"no such folder: {folder}"
+        raise InputError(f"{os.fspath(model_path)}: cannot write ({why})")
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as exc:
@@ -1542,9 +1543,9 @@ def _put(route, move, held):
         except OSError as exc:
             why = exc.strerror or exc
             if exc.errno in (errno.EEXIST, errno.ENOTDIR) and not os.path.isdir(folder):  # (found by a user
-                # trial: 'File exists' of a name that is free, OUT/<label> being a file or a link to nothing)
-                why = f"{_short(folder)} is {'a symbolic link to nothing' if os.path.islink(folder) else 'a file'}, " \
-                      "not a folder"
+                # trial: 'File exists' of a name that is free, OUT/<label> being a file, a FIFO, a link to nothing
+                # or to a device: what it is said, as every writer says it)
+                why = not_a_folder(folder)
             raise InputError(f"{route.source}: cannot write {_short(route.destination)} ({why})") from None
         if move and route.path is not None and not os.path.islink(route.path):  # (a link: its target's bytes, below)
             try:

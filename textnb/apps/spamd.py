@@ -364,8 +364,10 @@ def _copy_model(holder, dest, digest, set_class=None):
                 f.flush()
                 os.fsync(f.fileno())
             # a new file's mode (0666 & ~umask), no wider than the served model's: a private model's
-            # copies stay private (they were 0644 whatever the umask and the served file's mode)
-            mode = new_file_mode(dest) & served_mode
+            # copies stay private (they were 0644 whatever the umask and the served file's mode); and
+            # the daemon's to write: a read-only served model's copy is learned into (a file the process
+            # may not write is never replaced, model_io.output_target)
+            mode = (new_file_mode(dest) & served_mode) | stat.S_IWUSR
             os.chmod(tmp, mode)
             st = os.stat(tmp)
             os.close(open_journal(journal))  # (a journal that is a link or not a file: refused, nothing made)

@@ -26,8 +26,8 @@ import textnb.cli.predict
 import textnb.cli.serve
 import textnb.cli.test
 import textnb.cli.train
-from textnb.cli.filterbase import STOPS, stop_message, warnings_as_lines
-from textnb.cli.output import flag_words, tolerant
+from textnb.cli.filterbase import STOPS, say, stop_message, warnings_as_lines
+from textnb.cli.output import flag_words, one_line, tolerant
 from textnb.apps.spamclient import Terminated
 from textnb.core.errors import ModelGivenAsData, TextnbError, os_error_text
 from textnb.core.signals import stops_unmasked
@@ -81,7 +81,7 @@ class _Parser(argparse.ArgumentParser):
             close = difflib.get_close_matches(bad.group(2), choices, n=1, cutoff=0.5)
             if close:
                 message += f"; did you mean {close[0]!r}?"
-        self.exit(2, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
+        self.exit(2, f"{self.prog}: error: {one_line(message)}\n(see '{self.prog} --help')\n")  # (an argument named in it)
 
 
 def _close_option(word, options):
@@ -207,7 +207,7 @@ def _main(argv, *, stdout, stderr):
     if out is None and getattr(args, "command", None) != "serve":
         # file descriptor 1 closed (`textnb ... >&-`): whatever the command prints would be
         # lost, so it is an error before any work, never a silent success
-        print("textnb: error: stdout: standard output is closed", file=err)
+        say(err, "textnb", "error: stdout: standard output is closed")
         return 1
     try:
         from textnb.io.corpus import read_once
@@ -220,7 +220,7 @@ def _main(argv, *, stdout, stderr):
                 out.flush()  # a write that fails now (EIO, ENOSPC) is an error, not a success
             return code
     except TextnbError as exc:
-        print(f"textnb: error: {flag_words(_option_words(exc))}{_model_use(exc)}", file=err)
+        say(err, "textnb", f"error: {flag_words(_option_words(exc))}{_model_use(exc)}")
         return 1
     except BrokenPipeError:
         # the reader went away (e.g. `| head`): stop quietly, like other Unix tools
@@ -231,15 +231,15 @@ def _main(argv, *, stdout, stderr):
             pass
         return 0
     except OSError as exc:
-        print(f"textnb: error: {os_error_text(exc, None)}", file=err)
+        say(err, "textnb", f"error: {os_error_text(exc, None)}")
         return 1
     except STOPS as exc:
         line, code = _stop(exc)
-        print(f"textnb: {line}", file=err)
+        say(err, "textnb", line)
         return code
     except Exception as exc:  # not a TextnbError: a bug in textnb, not a problem with the input
         if os.environ.get("TEXTNB_DEBUG"):
             raise  # the test suite sets it: a bug shows its traceback
-        print(f"textnb: internal error: {type(exc).__name__}: {exc} (a bug in textnb; run with "
-              f"TEXTNB_DEBUG=1 for the traceback)", file=err)
+        say(err, "textnb", f"internal error: {type(exc).__name__}: {exc} (a bug in textnb; run with "
+                           f"TEXTNB_DEBUG=1 for the traceback)")
         return EX_SOFTWARE

@@ -10,7 +10,7 @@ from textnb.cli.options import (add_model_and_input_options, folds, input_option
                                 warn_multilabel)
 from textnb.cli.output import dumps, name_column, skipped_line
 from textnb.cli.progress import Progress
-from textnb.cli.streams import cell
+from textnb.cli.streams import cell, one_line
 from textnb.core.errors import InputError
 from textnb.io.pictures import plot_target
 
@@ -175,7 +175,7 @@ def _print_report(report, args, out, weighted=False, rows=False):
         if not args.json:
             drawn = ["confusion matrix"] + ["reliability diagram"] * ("reliability" in report) + ["ROC curve"] * (
                 "roc" in report)
-            print(f"\n{', '.join(drawn)} plot: {args.plot}", file=out)
+            print("\n" + one_line(f"{', '.join(drawn)} plot: {args.plot}"), file=out)
 
 
 def _print_text(report, args, out, weighted=False, rows=False):

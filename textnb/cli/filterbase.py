@@ -102,8 +102,12 @@ class warnings_as_lines:
 
     def _show(self, message, category, filename, lineno, file=None, line=None):
         from textnb.cli.output import flag_words
+        from textnb.core.errors import DataWarning
 
-        text = flag_words(" ".join(str(message).split()))
+        # (a DataWarning's words as they are, a file name's newline escaped by say; another warning's
+        # text, numpy's or scikit-learn's, wrapped over lines in its source: its white space one space)
+        text = str(message) if issubclass(category, DataWarning) else " ".join(str(message).split())
+        text = flag_words(text)
         if text not in self.seen:
             self.seen.add(text)
             say(self.err, self.prog, f"warning: {text}")
@@ -111,8 +115,9 @@ class warnings_as_lines:
 
 def say(stream, prog, message):
     """Write ``PROG: MESSAGE`` as one line to ``stream`` (a program's standard error), above
-    the progress bar drawn there, if any (:func:`textnb.cli.progress.write_line`); a stream
-    that cannot be written is passed over."""
+    the progress bar drawn there, if any (:func:`textnb.cli.progress.write_line`: a control
+    character in it, of a file name it names, escaped); a stream that cannot be written is
+    passed over."""
     try:
         write_line(stream, f"{prog}: {message}")
     except (OSError, ValueError):  # a closed stderr must not hide the exit status

@@ -4,7 +4,8 @@ import sys
 
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import add_model_command, multilabel_model, top
-from textnb.cli.output import a_kind, amount, cell, counted, dumps, terms_kind, terms_text
+from textnb.cli.output import a_kind, amount, counted, dumps, terms_kind, terms_text
+from textnb.cli.streams import cell, one_line
 from textnb.core.errors import InputError
 from textnb.core.labels import label_names
 from textnb.core.registry import kind_of as _kind
@@ -132,7 +133,7 @@ def run(args, out, err):
             print(f"  {cell(c)}: " + terms_text(terms), file=out)
     _print_weights(weights, out)
     if args.plot:
-        print(f"informative terms plot: {args.plot}", file=out)
+        print(one_line(f"informative terms plot: {args.plot}"), file=out)
     return 0
 
 
@@ -183,7 +184,7 @@ def _inspect_network(args, outer, model, weights, out):
     print(model.structure_text(name=cell), file=out)  # (an attribute's TAB or newline escaped)
     _print_weights(weights, out)
     if args.plot:
-        print(f"structure plot: {args.plot}", file=out)
+        print(one_line(f"structure plot: {args.plot}"), file=out)
     return 0
 
 
@@ -313,7 +314,7 @@ def _inspect_spam(args, model, out):
     for c, pairs in terms.items():
         print(f"  {cell(c)}: " + (terms_text(pairs) or "none"), file=out)
     if args.plot:
-        print(f"informative tokens plot: {args.plot}", file=out)
+        print(one_line(f"informative tokens plot: {args.plot}"), file=out)
     return 0
 
 

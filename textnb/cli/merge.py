@@ -5,8 +5,8 @@ import sys
 
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import multilabel_model
-from textnb.cli.output import a_kind, flag_words
-from textnb.cli.progress import Progress
+from textnb.cli.output import a_kind, flag_words, one_line
+from textnb.cli.progress import Progress, write_line
 from textnb.core.errors import (CHOSEN_EVENT_MODELS, CHOSEN_PASS_WEIGHTS, CHOSEN_RATIOS, CUT_POINTS, InputError,
                                 SettingsDiffer, TextnbError, short_repr)
 from textnb.core.labels import label_names
@@ -394,6 +394,6 @@ def run(args, out, err):
                             f"{', '.join(only_here) or 'none'}); a class missing from a part counts no documents there")
     merged.save(args.output)
     for line in warnings:
-        print(line, file=err)
-    print(f"merged {len(paths)} models -> {args.output}", file=out)
+        write_line(err, line)
+    print(one_line(f"merged {len(paths)} models -> {args.output}"), file=out)
     return 0

@@ -9,7 +9,7 @@ import functools
 import time
 
 from textnb.cli.argtypes import bounded
-from textnb.cli.output import counted, dumps, name_column, print_summary, skipped_line, terms_kind
+from textnb.cli.output import counted, dumps, name_column, one_line, print_summary, skipped_line, terms_kind
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, input_name
 from textnb.core.labels import label_names
@@ -407,7 +407,7 @@ def _evaluate(args, opts, start, out, err, corpus=None):
         out.flush()
         plot_label_f1(report["per_label"], args.plot, folds=report.get("folds"))
         if not args.json:
-            print(f"\nper-label F1 plot: {args.plot}", file=out)
+            print("\n" + one_line(f"per-label F1 plot: {args.plot}"), file=out)
     return 0
 
 
@@ -420,7 +420,7 @@ def _print_evaluation(report, args, corpus, skipped, tested, out):
     print(f"{report['protocol']}{note} on {where}, {counted(len(report['labels']), 'label')} "
           f"({report['seconds']:.2f} s)", file=out)
     for line in _layout_lines(corpus, args):
-        print(line, file=out)
+        print(one_line(line), file=out)
     if skipped:
         print(skipped_line(len(skipped), skipped.empty), file=out)
     for key in ("micro_f1", "macro_f1", "micro_precision", "micro_recall", "macro_precision", "macro_recall",

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 from textnb.cli.argtypes import (MAX_ALPHA, MAX_BINS, MAX_NGRAM, MAX_TERMS, MAX_TOP, bounded, df_value, jobs,
                                  select_spec, size)
+from textnb.cli.progress import write_line
 from textnb.core.errors import DataError, InputError, StructureError, input_name
 from textnb.io.sources import STDIN_PATHS  # (the names of standard input a file option can have: read once)
 
@@ -322,9 +323,9 @@ def warn_multilabel(corpus, err):
 
     n = documents_in_several_classes(corpus)
     if n:
-        print(f"textnb: warning: {corpus.source}: {n} document{'s' if n > 1 else ''} in several class folders "
-              f"(a multi-label corpus?) counted once per folder; use --multilabel for one document with "
-              f"several labels", file=err)
+        write_line(err, f"textnb: warning: {corpus.source}: {n} document{'s' if n > 1 else ''} in several class "
+                        f"folders (a multi-label corpus?) counted once per folder; use --multilabel for one document "
+                        f"with several labels")
 
 
 def refuse_spam_model(path, kind):

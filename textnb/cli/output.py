@@ -8,12 +8,12 @@ never holds the non-JSON tokens ``NaN`` / ``Infinity``. Standard library only (t
 
 import json
 
-from textnb.cli.streams import cell, tolerant
+from textnb.cli.streams import cell, one_line, tolerant
 from textnb.core.errors import counted  # (the core's rules, for the messages of every layer)
 from textnb.core.errors import json_values as finite  # (the one JSON rule: textnb serve's too)
 
 __all__ = ["a_kind", "amount", "cell", "counted", "print_summary", "skipped_line", "display_width", "dumps", "explanation_text", "finite",
-           "flag_words", "name_column", "proba_text", "terms_text", "tolerant"]
+           "flag_words", "name_column", "one_line", "proba_text", "terms_text", "tolerant"]
 
 #: how the library's messages name a parameter beside its flag (``class_name / --class``: a
 #: library user passes the one, a user of the command line the other) -> the flag alone,
@@ -40,11 +40,11 @@ def print_summary(summary, as_json, out, *, read, details, name, seconds, counts
         print(dumps(summary), file=out)
         return 0
     listing = ", ".join(f"{cell(c)} {n}" for c, n in summary[counts].items())  # (a label's TAB or newline escaped)
-    print(f"read {read} from {summary['source']}{note}: {listing}", file=out)
+    print(one_line(f"read {read} from {summary['source']}{note}: {listing}"), file=out)
     for line in details:
         if line is not None:
-            print(line, file=out)
-    print(f"model: {name} -> {summary['model']}", file=out)
+            print(one_line(line), file=out)
+    print(one_line(f"model: {name} -> {summary['model']}"), file=out)
     print(f"seconds: {seconds:.2f}", file=out)
     return 0
 

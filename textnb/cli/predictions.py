@@ -7,6 +7,7 @@ import numpy as np
 
 from textnb.evaluation.topk import best_labels_of_rows
 from textnb.cli.output import cell, counted, dumps, proba_text
+from textnb.cli.progress import write_line
 from textnb.core.errors import InputError, TextnbError
 
 __all__ = ["Accuracy", "format_proba", "print_predictions", "print_ranked", "ranked", "refuse_nan"]
@@ -124,6 +125,5 @@ class Accuracy:
             skipped += (f"; {counted(rows, self.unit)} of {'a class' if len(self.unseen) == 1 else 'classes'} the "
                         f"model never saw ({names}), counted wrong")
         if self.counted:
-            print(f"{self.name}: accuracy {self.correct / self.counted:.4f} ({self.correct} of "
-                  f"{counted(self.counted, self.unit)} "
-                  f"with a {self.column}{skipped}{self._weighted()})", file=err)
+            write_line(err, f"{self.name}: accuracy {self.correct / self.counted:.4f} ({self.correct} of "
+                            f"{counted(self.counted, self.unit)} with a {self.column}{skipped}{self._weighted()})")

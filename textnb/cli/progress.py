@@ -9,6 +9,8 @@ total)`` callable, and this is what the command line passes.
 import io
 import time
 
+from textnb.cli.streams import one_line
+
 __all__ = ["FALLBACK_COLUMNS", "FALLBACK_LINES", "Progress", "write_line"]
 
 #: the bar's width and the screen's height on a terminal that reports none (0 columns or lines)
@@ -22,7 +24,10 @@ def write_line(stream, text):
     """Write the line ``text`` to ``stream`` (a command's standard error), above the bar drawn
     there if any (:meth:`Progress.write`): the one way a report, an error or a warning line,
     reaches a stream a bar may be drawn on (found by a user trial: ``predict``'s
-    ``textnb: error: b.txt: binary file, skipped`` was glued onto the end of the bar)."""
+    ``textnb: error: b.txt: binary file, skipped`` was glued onto the end of the bar). Its
+    control characters are escaped (:func:`textnb.cli.streams.one_line`): a file name it
+    names cannot make it two lines."""
+    text = one_line(text)
     for bar in reversed(_drawn):
         if bar.stream is stream:
             bar.write(text)

@@ -109,11 +109,13 @@ timeout = bounded(float, low=0, high=3600, low_open=True)
 
 
 def run(args, out, err):
+    from textnb.apps import protocol
     from textnb.apps.serve import Server, run as serve_until_signal
     from textnb.apps.spamd import shown_address
 
     def log(message):
-        print(f"textnb serve: {message}", file=err, flush=True)
+        # (the daemon's rule for its log, which the server's own lines have passed already: a path named in it one line)
+        print(f"textnb serve: {protocol.one_line(message)}", file=err, flush=True)
 
     def ready(server):
         where = []

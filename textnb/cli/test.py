@@ -4,6 +4,7 @@ printed as ``fasttext test`` prints them (``N``, ``P@K``, ``R@K``)."""
 from textnb.cli.argtypes import threshold as threshold_type
 from textnb.cli.options import add_fasttext_options, add_model_command, multilabel_model, refuse_spam_model, top_labels
 from textnb.cli.output import dumps
+from textnb.cli.progress import write_line
 from textnb.core.errors import InputError
 
 __all__ = ["add_parser", "run"]
@@ -57,8 +58,8 @@ def run(args, out, err):
 
         names = [str(c) for c in label_names(multilabel_model(model) or model)]
         shown = ", ".join(names[:10]) + (f", ... ({len(names)} in all)" if len(names) > 10 else "")
-        print(f"textnb: warning: {input_name(args.file)}: no line has a label the model knows (its labels: {shown}), "
-              "so P@K and R@K are not defined", file=err)
+        write_line(err, f"textnb: warning: {input_name(args.file)}: no line has a label the model knows (its labels: "
+                        f"{shown}), so P@K and R@K are not defined")
     if args.json:
         print(dumps(result), file=out)
     else:

@@ -11,7 +11,7 @@ from textnb.cli.argtypes import scheduler as scheduler_address
 from textnb.cli.options import (add_model_and_input_options, input_options, model_options, naming_the_corpus, read_path,
                                 refuse_stdin_twice, scheduler, seed, structure_errors, warn_multilabel)
 from textnb.cli.output import counted, print_summary, skipped_line, terms_kind
-from textnb.cli.progress import Progress
+from textnb.cli.progress import Progress, write_line
 from textnb.core.errors import InputError, StructureError, input_name
 from textnb.core.wrapping import fit_weighted
 from textnb.core.model_io import output_target, refuse_folder, save
@@ -105,7 +105,7 @@ def run(args, out, err):
     streaming = streaming_model(opts, steps=True)
     lazy = lazy_text_model(opts) if streaming is None else None
     if args.scheduler and args.jobs != -1:  # (given: the default, every core, is no one's choice)
-        print(f"textnb: warning: {_jobs_unused(args, streaming)}", file=err)
+        write_line(err, f"textnb: warning: {_jobs_unused(args, streaming)}")
     bar = Progress("reading", total=len(corpus), stream=err)
     try:
         with scheduler(args) as client, naming_the_corpus(args.path):

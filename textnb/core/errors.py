@@ -12,7 +12,7 @@ import os
 __all__ = ["TextnbError", "InputError", "RowError", "NotATextCorpus", "ModelGivenAsData", "NoLabelledLine", "DataError", "EmptyVocabulary", "TooFewObjects",
            "ParameterError", "SettingsDiffer", "SingleStringError", "StructureError",
            "refuse_single_string", "ModelFileError", "DataWarning", "InexactMergeWarning", "short_repr", "missing_reason",
-           "missing_input", "check_input",
+           "missing_input", "check_input", "file_kind", "what_is", "not_a_folder",
            "empty_input", "input_name", "STDIN_NAME", "counted", "unknown_to_leave_out", "os_error_text",
            "unicode_text", "json_values", "FLOAT_MAX"]
 
@@ -306,6 +306,63 @@ def missing_reason(path, what):
         if exc.errno == errno.ENOTDIR:  # (found by a user trial: 'a.tnb/' said to be missing where a.tnb is)
             return f"cannot read {what} (Not a directory: the path goes on past a file, or ends in /)"
     return f"no such {what}"
+
+
+def file_kind(mode):
+    """What a file of ``st_mode`` ``mode`` is, in the messages' words: ``a folder``, ``a
+    file`` (a regular one), ``a FIFO``, ``a socket``, ``a character device``, ``a block
+    device``."""
+    import stat
+
+    for test, words in ((stat.S_ISDIR, "a folder"), (stat.S_ISREG, "a file"), (stat.S_ISFIFO, "a FIFO"),
+                        (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                        (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return words
+    return "a special file"
+
+
+def what_is(path):
+    """What the file system holds at ``path``, in words (:func:`file_kind`); a symbolic link
+    said with what it leads to: ``a symbolic link to a character device (/dev/null)``, ``a
+    symbolic link to nothing``, ``a symbolic link that loops``. None when nothing is there."""
+    import errno
+
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not os.path.islink(path):
+        return file_kind(st.st_mode)
+    try:
+        target = file_kind(os.stat(path).st_mode)
+    except OSError as exc:
+        return "a symbolic link that loops" if exc.errno == errno.ELOOP else "a symbolic link to nothing"
+    return f"a symbolic link to {target} ({os.readlink(path)})"
+
+
+def not_a_folder(folder):
+    """Why no file can be made in ``folder``, which is no folder (None when it is one): ``X
+    is a file, not a folder`` of the first of its folders from the top that is not one
+    (``notes.txt`` of ``notes.txt/sub``; a FIFO, a device, a link to one or to nothing said
+    so, :func:`what_is`), else ``no such folder: FOLDER``. The one wording of every writer
+    of a file into a folder that is not there: ``-o``, ``--plot``, ``spamfilter -m``,
+    ``topicfilter``'s ``OUT/<label>``."""
+    folder = os.fspath(folder) or os.curdir
+    if os.path.isdir(folder):
+        return None
+    parts, head = [], folder
+    while head and head not in parts:  # (its folders, the deepest first: notes.txt/a/b, notes.txt/a, notes.txt)
+        parts.append(head)
+        head = os.path.dirname(head.rstrip(os.sep)) if head.rstrip(os.sep) else ""
+    for part in reversed(parts):
+        if os.path.isdir(part):
+            continue
+        what = what_is(part)
+        if what is not None:
+            return f"{part} is {what}, not a folder"
+        break
+    return f"no such folder: {folder}"
 
 
 def missing_input(path, kind="file or folder"):

@@ -80,7 +80,7 @@ import numpy as np
 from textnb.core import compact
 from textnb.core.attributes import Attribute
 from textnb.core.signals import HeldSignals
-from textnb.core.errors import InputError, ModelFileError, ParameterError, missing_reason
+from textnb.core.errors import InputError, ModelFileError, ParameterError, file_kind, missing_reason, not_a_folder
 from textnb.core.version import __version__
 from textnb.core.model_schema import check_csr, check_declared, schema_of
 from textnb.core.model_schema import is_fitted as _is_fitted
@@ -274,20 +274,6 @@ def _give(fd, owner):
             return
 
 
-def _kind_of(mode):
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    return None
-
-
 def output_target(path, inputs=()):
     """The file a write to ``path`` replaces: ``path``, or the file a symbolic link names.
 
@@ -297,19 +283,20 @@ def output_target(path, inputs=()):
     :func:`refuse_input_as_output`, the one rule every command's ``-o``/``--output`` and
     ``--plot`` is checked by, before any work), when the target exists and is not a regular
     file (a folder, FIFO, socket or device: replacing ``/dev/null`` or a pipe would be a
-    disaster) or when the links form a loop, or when the file is to be created in a folder
-    that does not exist (the write would fail only once the work is done).
+    disaster) or when the links form a loop, when the file is to be created in a folder
+    that does not exist (the write would fail only once the work is done), or when the file
+    exists and the user may not write it (:func:`_refuse_read_only`: a ``chmod 444`` model).
     """
     refuse_input_as_output(path, inputs)
     path = os.fspath(path)
     target = os.path.realpath(path) if os.path.islink(path) else path
     try:
         st = os.lstat(target)
-    except FileNotFoundError:  # a file to create: its folder must be there (said before any work)
-        folder = os.path.dirname(target)
-        if folder and not os.path.isdir(folder):
-            what = "not a folder" if os.path.exists(folder) else "no such folder"
-            raise InputError(f"{path}: cannot write ({what}: {folder})") from None
+    except (FileNotFoundError, NotADirectoryError):  # a file to create: its folder must be there (said before any
+        folder = os.path.dirname(target)  # work), or a file above it is said ('notes.txt is a file, not a folder')
+        why = not_a_folder(folder) if folder else None
+        if why is not None:
+            raise InputError(f"{path}: cannot write ({why})") from None
         _probe_folder(path, folder)
         return target
     except OSError as exc:
@@ -317,11 +304,32 @@ def output_target(path, inputs=()):
     if stat.S_ISLNK(st.st_mode):  # realpath stops at a loop
         raise InputError(f"{path}: cannot write (Too many levels of symbolic links)")
     if not stat.S_ISREG(st.st_mode):
-        what = _kind_of(st.st_mode)
-        what = f"is {what}, not a regular file" if what else "not a regular file"
-        raise InputError(f"{path}: {what}; refusing to write over it")
-    _probe_folder(path, os.path.dirname(target))
+        raise InputError(f"{path}: is {file_kind(st.st_mode)}, not a regular file; refusing to write over it")
+    _probe_folder(path, os.path.dirname(target))  # (first: a read-only file system said as such)
+    _refuse_read_only(path, target, st)
     return target
+
+
+def _refuse_read_only(path, target, st):
+    """InputError, one line naming ``path``, when the existing regular file ``target`` (of
+    ``os.stat`` ``st``; the file ``path`` names, links followed) is one the process may not
+    write: replacing it is a rename in its folder, which its own mode does not stop, so a
+    ``chmod 444`` model (or plot) was silently replaced by ``train -o``, ``merge -o``,
+    ``--plot``, ``spamfilter --register-*`` / ``--train-*`` (found by a user trial, session
+    49; bogofilter refuses a read-only wordlist: ``Permission denied``). The rule of every
+    writer of the package (:func:`output_target`, which :func:`staged_write` calls). Whether
+    it may is the kernel's answer for the process's effective ids (``os.access``): root,
+    whom the mode does not stop (``CAP_DAC_OVERRIDE``), replaces it; root without that
+    capability does not."""
+    effective = os.access in os.supports_effective_ids
+    if os.access(target, os.W_OK, effective_ids=effective):
+        return
+    mode = stat.S_IMODE(st.st_mode)
+    if st.st_uid == os.geteuid() and not mode & stat.S_IWUSR:
+        raise InputError(f"{path}: is read-only (mode {mode:04o}); refusing to replace it "
+                         "(chmod u+w to let textnb replace it)")
+    whose = "" if st.st_uid == os.geteuid() else ", another user's file"
+    raise InputError(f"{path}: cannot write (Permission denied: mode {mode:04o}{whose}); refusing to replace it")
 
 
 def _probe_folder(path, folder):

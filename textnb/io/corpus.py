@@ -74,6 +74,7 @@ __all__ = [
     "read_piped",
     "document_text",
     "checked_rows",
+    "CsvReader",
     "row_width_error",
     "delimiter_of",
     "DELIMITERS",
@@ -711,7 +712,7 @@ def corpus_columns(path, *, label_column=None, text_column=None, data=None):
         first = next((line for line in text.splitlines() if line.strip()), "")
         delimiter = delimiter_of(path, text)  # (the lines read: the one rule sees them as every reader does)
         quoting = csv_quoting(delimiter)
-        header = next(csv.reader([first], delimiter=delimiter, quoting=quoting), [])
+        header = next(CsvReader([first], delimiter=delimiter, quoting=quoting), [])
     li = _pick_column(header, label_column, _LABEL_NAMES, "label", path)
     ti = _pick_column(header, text_column, _TEXT_NAMES, "text", path)
     if li is None or ti is None:
@@ -754,6 +755,37 @@ def csv_quoting(delimiter):
     trial: the table reader quoted TSV cells, so the SMS collection, which a text corpus
     reads, was refused as a mixed table at its line 283)."""
     return csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
+
+
+#: the csv module's field size limit while a :class:`CsvReader` reads a row (its own is 131,072 characters)
+_FIELD_LIMIT = 2**31 - 1
+
+
+class CsvReader:
+    """A ``csv.reader(lines, **fmtparams)`` whose fields may be of any length: the csv
+    module's field size limit (131,072 characters, module-wide) is raised while a row is
+    read and put back after it, so a long cell (a document in a text column) is read
+    whole and the limit of other code in the process is left as it was, whatever readers
+    are open at once. The one way textnb reads delimited text (the text corpus and
+    table readers, their headers, :func:`delimiter_of`); :attr:`line_num` is the
+    reader's."""
+
+    def __init__(self, lines, **fmtparams):
+        self._reader = csv.reader(lines, **fmtparams)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        old = csv.field_size_limit(max(csv.field_size_limit(), _FIELD_LIMIT))
+        try:
+            return next(self._reader)
+        finally:
+            csv.field_size_limit(old)
+
+    @property
+    def line_num(self):
+        return self._reader.line_num
 
 
 def checked_rows(path, reader, counted=None):
@@ -1189,7 +1221,7 @@ _DELIMITER_LINES = 10
 def _cells(line, delimiter):
     """How many cells ``delimiter`` cuts ``line`` into, as the csv module reads it (0: it cannot)."""
     try:
-        return len(next(csv.reader([line], delimiter=delimiter), []))
+        return len(next(CsvReader([line], delimiter=delimiter), []))
     except csv.Error:
         return 0
 
@@ -1599,7 +1631,6 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
             if close:
                 stream.close()
         return
-    old = csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
     try:
         pipe = PipeReader.of(stream)  # (a pipe, a terminal: a list handed over when its next line has not come)
         # (a first line that starts like an object: read whole, :func:`textnb.io.jsonlines.json_head`)
@@ -1633,14 +1664,13 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         pieces, escape = itertools.chain([head], lines), {}
         if not _mac_line_ends(head):  # (a file of CR-only line ends: the csv module's error says it, checked_rows)
             pieces, escape = map(_cr_as_text, pieces), {"escapechar": _ESCAPE}
-        reader = csv.reader(pieces, delimiter=delimiter, quoting=quoting, strict=True, **escape)
+        reader = CsvReader(pieces, delimiter=delimiter, quoting=quoting, strict=True, **escape)
         yield from _table_chunks(path, checked_rows(path, reader, lines), delimiter, label_column, text_column, max_bytes,
                                  need_label=need_label, size=size, header_table=header_table, header=header,
                                  ready=ready)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     finally:
-        csv.field_size_limit(old)
         if close:
             stream.close()
 

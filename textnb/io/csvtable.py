@@ -42,7 +42,7 @@ import numpy as np
 
 from textnb.core.errors import DataWarning, InputError, RowError, empty_input
 from textnb.core.attributes import MAX_COLUMNS, Attribute, found_values, repeated
-from textnb.io.corpus import checked_rows, csv_quoting, delimiter_of, read_piped, read_text_file, row_width_error
+from textnb.io.corpus import checked_rows, csv_quoting, CsvReader, delimiter_of, read_piped, read_text_file, row_width_error
 from textnb.io.files import open_regular_binary
 from textnb.io.jsonlines import is_json_lines, json_fields, json_head
 from textnb.io.numbers import is_number, parse_number
@@ -171,7 +171,7 @@ def read_header(path, *, encoding=None, data=None, header=True):
         return json_fields(head)
     try:
         delimiter = delimiter_of(path, sample)
-        first = next(csv.reader(sample.splitlines(), delimiter=delimiter, quoting=csv_quoting(delimiter)))
+        first = next(CsvReader(sample.splitlines(), delimiter=delimiter, quoting=csv_quoting(delimiter)))
     except (csv.Error, StopIteration):
         raise RowError(path, 1, f"cannot read the {'header' if header else 'first'} row", None if header else 1) from None
     return [h.strip() for h in first] if header else positional_names(len(first))
@@ -333,7 +333,7 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
     text = _read_text(path, encoding, data=data)
     # the corpus reader's rows: a quoted cell may hold line breaks, one never closed is an error
     delimiter = delimiter_of(path, text[:65536])
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=csv_quoting(delimiter),
+    reader = CsvReader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=csv_quoting(delimiter),
                         strict=True)
     rows = _table_rows(path, reader, header)  # (line, cells)
     first = [h.strip() for h in rows[0][1]] if rows else []

@@ -508,10 +508,13 @@ def read_texts(corpus, max_bytes, labels=None):
 
 def default_model_path(path):
     """``<PATH name>.tnb``: the model file ``train`` writes when no ``-o`` is given
-    (``stdin.tnb`` for ``-``, standard input, as for ``/dev/stdin``)."""
+    (``stdin.tnb`` for ``-``, standard input, as for ``/dev/stdin``). The name is of the
+    folder the path names: ``.`` and ``..`` are the current folder and its parent
+    (``news.tnb`` inside ``news/``: until session 49 ``..tnb`` and ``...tnb``); ``model.tnb``
+    for ``/``."""
     if os.fspath(path) == "-":
         return "stdin.tnb"
-    base = os.path.basename(os.path.normpath(path)) or "model"
+    base = os.path.basename(os.path.abspath(path)) or "model"
     base = os.path.splitext(base)[0] or "model"
     return base + ".tnb"
 
