@@ -669,6 +669,27 @@ def test_exim_spam_acl_through_textnb_serve(spam_model, sock_dir):
         assert {message_verdict(model, m).label for m in (spam, ham)} == {"spam", "ham"}
 
 
+@pytest.mark.skipif(EXIM is None, reason="no Exim with content scanning (apt-get install exim4-daemon-heavy)")
+def test_exim_delivers_a_message_over_the_daemons_limit_with_the_docs_size_condition(spam_model, sock_dir):
+    """Found by a user trial: with docs/spam.md's ACL as it was, a message over the daemon's
+    ``--max-request`` got the daemon's refusal (65), which Exim cannot read: ``451 Temporary
+    local problem`` on every retry, until the message bounced. The ACL now keeps such a
+    message away from the daemon (the docs' condition, its size made small here)."""
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "spam.md").read_text()
+    guard = "  accept  condition  = ${if >{$message_size}{15M}}"
+    assert guard in docs
+    spam, _ = messages(40)
+    big = spam + b"\n" + b"cheap pills now\n" * 400  # (about 6 KB: over the limit below)
+    acl = guard.replace("15M", "2K") + """
+  deny    spam       = nobody
+          message    = spam: $spam_score points"""
+    with Server(spam_model, spamd=("127.0.0.1", 0), max_request=4096) as srv:
+        out = _exim_session(sock_dir, srv.spamd_address[1], acl, big)
+        assert "250 OK id=" in out and "451" not in out, out[-2000:]
+        without = _exim_session(sock_dir, srv.spamd_address[1], acl.split("\n", 1)[1], big)
+        assert "451" in without, without[-2000:]  # (the refusal Exim cannot read: why the guard is there)
+
+
 @pytest.mark.skipif(EXIM is None, reason="needs Exim with content scanning (apt-get install exim4-daemon-heavy)")
 def test_exim_per_user_acl_as_docs_spam_md_writes_it(spam_model, sock_dir):
     """docs/spam.md's per-recipient ACL for ``--user-models``: ``$local_part`` is empty in
