@@ -935,6 +935,43 @@ def test_predict_reads_a_spamfilter_model_s_inputs_as_spamfilter_does(corpus, tm
 
 
 
+@pytest.mark.parametrize("size", [250, 255])
+def test_the_messages_of_an_mbox_with_a_long_name_are_routed_under_names_that_fit(topic_model, tmp_path, size):
+    """Found by a user trial: the messages of an mbox named with 250-255 bytes could never be
+    routed ('cannot write OUT/<label>/mmm...-1.eml (File name too long)', and --dry-run planned
+    those names): the name of a message of an mbox was not fitted to 255 bytes as a file's
+    was. Every fresh name, the first too, fits; the message's -N is kept."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / ("m" * size)).write_bytes(b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\ncheap pills casino prize\n\n"
+                                     b"From c@d Mon Jan  1 00:00:00 2024\nSubject: y\n\nmeeting agenda budget\n")
+    names = []
+    for _ in range(2):  # the second run: the names taken, -N-1
+        for route in plan_routes(topic_model, [src], tmp_path / "out", threshold=0.0):
+            assert len(os.path.basename(route.destination).encode()) <= 255
+            names.append(os.path.basename(apply_route(route)))
+    keep = 255 - len("-1.eml")
+    assert names == ["m" * keep + "-1.eml", "m" * keep + "-2.eml",
+                     "m" * (keep - 2) + "-1-1.eml", "m" * (keep - 2) + "-2-1.eml"]
+
+
+def test_a_name_with_a_long_extension_is_routed_again_under_a_name_that_fits(topic_model, tmp_path):
+    """Found by a user trial: a 255-byte name with a 254-byte extension ('a.' and 253 'e') was
+    routed once, never again ('cannot write OUT/<label>/a-1.eee... (File name too long)'): only
+    the stem was shortened, and never below one character. The extension is cut too (at its
+    end, whole characters) when the stem alone cannot make room."""
+    src = tmp_path / "in"
+    src.mkdir()
+    ext = "." + "\u00e9" * 126 + "e"  # 254 bytes, its characters two bytes each but the last
+    (src / ("a" + ext)).write_text("cheap pills casino prize")
+    got = []
+    for _ in range(3):
+        got += [os.path.basename(apply_route(r)) for r in plan_routes(topic_model, [src], tmp_path / "out")]
+    assert got == ["a" + ext, "a-1" + ext[:-2], "a-2" + ext[:-2]]  # (an 'e' and half an 'é' too many: both cut)
+    assert [len(name.encode()) for name in got] == [255, 254, 254]
+
+
+
 @pytest.mark.parametrize("kind", ["multinomial", "complement", "discriminative"])
 def test_serve_and_topicfilter_read_a_spamfilter_model_s_inputs_as_predict_does(corpus, tmp_path, kind):
     """A spamfilter model of rendered messages (input_ = "mail") scores a message one way on

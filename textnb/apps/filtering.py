@@ -1254,27 +1254,56 @@ def _check_folders(classes, threshold):
         seen[folder] = c
 
 
-def _fresh_name(folder, name, taken):
-    stem, ext = os.path.splitext(name)
-    if stem == "" or name.startswith("."):
-        stem, ext = name, ""
-    candidate, n = name, 0
+def _fresh_name(folder, name, taken, tag="", ext=None):
+    """A path in ``folder`` that no file has and ``taken`` does not hold (added to it): the
+    file name ``name`` with ``tag`` before its extension (``ext`` given: ``name`` is the stem
+    and ``ext`` the extension; a message of an mbox: ``<mbox name>``, ``-N``, ``.eml``), else
+    with ``-1``, ``-2``, ... after that, every candidate, the first too, fitted to the 255 bytes
+    of a file name (:func:`_fit_name`: found by a user trial, an mbox named with 250 bytes
+    had messages that could never be routed, 'File name too long')."""
+    if ext is not None:
+        stem = name
+    else:
+        stem, ext = os.path.splitext(name)
+        if stem == "" or name.startswith("."):
+            stem, ext = name, ""
+    n = 0
     while True:
-        full = os.path.join(folder, candidate)
+        full = os.path.join(folder, _fit_name(stem, f"{tag}-{n}" if n else tag, ext))
         if full not in taken and not os.path.lexists(full):
             taken.add(full)
             return full
         n += 1
-        suffix = f"-{n}{ext}"
-        # the stem shortened (whole characters) so that the name fits the 255-byte limit
-        room, size, kept = _NAME_MAX - len(suffix.encode("utf-8", "surrogateescape")), 0, []
-        for ch in stem:  # whole characters, a name's bytes that are not UTF-8 (\udc80-\udcff) kept as they are
-            # (found by a user trial: 'caf\xe9.txt' routed twice became 'caf-1.txt')
-            size += len(ch.encode("utf-8", "surrogateescape"))
-            if size > max(room, 1):
-                break
-            kept.append(ch)
-        candidate = f"{''.join(kept) or 'x'}{suffix}"
+
+
+def _fit_name(stem, tag, ext):
+    """``stem + tag + ext`` within :data:`_NAME_MAX` bytes: the stem shortened first (whole
+    characters, its first one kept), then the extension cut at its end (a 253-byte extension
+    had no room for ``-1``: found by a user trial, such a file routed once could never be
+    routed again); a name's bytes that are not UTF-8 (\\udc80-\\udcff) are kept as they are
+    (found by a user trial: 'caf\\xe9.txt' routed twice became 'caf-1.txt')."""
+    room = _NAME_MAX - _name_bytes(tag)
+    if _name_bytes(stem) + _name_bytes(ext) > room:
+        first = stem[:1] or "x"
+        ext = _cut_name(ext, room - _name_bytes(first))
+        stem = _cut_name(stem, room - _name_bytes(ext)) or first
+    return f"{stem}{tag}{ext}"
+
+
+def _name_bytes(text):
+    """Bytes of ``text`` in a file name."""
+    return len(text.encode("utf-8", "surrogateescape"))
+
+
+def _cut_name(text, size):
+    """The longest start of ``text`` (whole characters) of at most ``size`` bytes in a file name."""
+    kept, used = [], 0
+    for ch in text:
+        used += _name_bytes(ch)
+        if used > size:
+            break
+        kept.append(ch)
+    return "".join(kept)
 
 
 #: bytes of a file name (Linux, macOS)
@@ -1454,14 +1483,13 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
             label = classes[j] if conf >= threshold else "unsorted"
             folder = os.path.join(os.fspath(out), _folder_name(label))
             if path is not None:
-                name = os.path.basename(path)
+                destination = _fresh_name(folder, os.path.basename(path), taken)
             elif _is_file_source(source, paths):  # a pipe read whole: its name
-                name = os.path.basename(source)
+                destination = _fresh_name(folder, os.path.basename(source), taken)
             else:  # a message inside an mbox: <mbox name>-<n>.eml
                 base, _, number = source.rpartition(":")
-                name = f"{os.path.basename(base)}-{number}.eml"
-            yield Route(source, label, conf, _fresh_name(folder, name, taken), path,
-                        None if path is not None else data)
+                destination = _fresh_name(folder, os.path.basename(base), taken, f"-{number}", ".eml")
+            yield Route(source, label, conf, destination, path, None if path is not None else data)
 
 
 def _is_file_source(source, paths):
