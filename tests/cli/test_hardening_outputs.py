@@ -215,6 +215,35 @@ def test_topicfilter_and_spamfilter_say_an_unwritable_folder_once(unwritable_fol
     assert code == 3 and len(err.splitlines()) == 1 and "sf.tnb: cannot write (" in err, err
 
 
+def test_topicfilter_dry_run_writes_nothing_into_out_and_still_says_an_unwritable_one(unwritable_folder, tmp_path):
+    """Found by a user trial: ``topicfilter --dry-run`` ("print the plan, change nothing") made
+    and removed a probe file ``OUT/.textnb-probe-*`` (OUT's times changed) to tell whether OUT
+    can be written. A dry run asks the kernel (``os.access``) and makes no file; an OUT that
+    cannot be written is still said in one line."""
+    from conftest import run_topicfilter
+
+    import textnb
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("cheap pills casino")
+    textnb.TextClassifier().fit(["cheap pills casino"] * 3 + ["meeting agenda budget"] * 3,
+                                ["shop"] * 3 + ["work"] * 3).save(tmp_path / "t.tnb")
+    out = tmp_path / "out"
+    (out / "shop").mkdir(parents=True)
+    for folder in (out, out / "shop"):
+        os.utime(folder, ns=(10**18, 10**18))
+    code, plan, err = run_topicfilter(["--model", tmp_path / "t.tnb", "--uncalibrated", "--dry-run", "--out", out,
+                                       docs])
+    assert (code, err) == (0, "") and plan.split("\t")[3] == f"{out / 'shop' / 'a.txt'}\n"
+    assert [os.stat(folder).st_mtime_ns for folder in (out, out / "shop")] == [10**18, 10**18]
+    assert os.listdir(out) == ["shop"] and os.listdir(out / "shop") == []
+    code, plan, err = run_topicfilter(["--model", tmp_path / "t.tnb", "--uncalibrated", "--dry-run", "--out",
+                                       unwritable_folder, docs])
+    assert (code, plan) == (1, "") and len(err.splitlines()) == 1, err
+    assert "cannot route documents into it (" in err and ("Read-only file system" in err or "Permission denied" in err)
+
+
 def test_an_interpreter_out_of_memory_while_the_commands_load_is_one_line():
     """Under a small ``ulimit -v`` the MemoryError came while the commands were imported
     (numpy's import), a traceback; it is one line, as a command's own out of memory."""

@@ -1393,8 +1393,8 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None, on_warning=
 
 
 def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=mail.DEFAULT_MAX_BYTES,
-                on_error=None, document_bytes=None, on_warning=None):
-    """Classify documents and choose where each goes (nothing is written).
+                on_error=None, document_bytes=None, on_warning=None, dry_run=False):
+    """Classify documents and choose where each goes (no document is written).
 
     Parameters
     ----------
@@ -1428,6 +1428,11 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
         model cuts its documents (its ``max_bytes``, else 16 MiB), as ``textnb predict``
         without ``--max-bytes``.
 
+    dry_run : bool
+        A plan that is not carried out (``topicfilter --dry-run``): that OUT can be written
+        is checked without making a file there (:func:`_check_writable`), so nothing at all
+        is written (a probe file was made and removed in OUT, its times changed).
+
     Yields
     ------
     Route
@@ -1441,7 +1446,7 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     taken = set()
     classes = label_names(model)
     _check_folders(classes, threshold)
-    _check_writable(out, classes + ["unsorted"])
+    _check_writable(out, classes + ["unsorted"], probe=not dry_run)
     # one rule for what the model reads of a document, on every path: a spamfilter model of rendered
     # messages every document as a message, rendered as spamfilter and textnb predict render it (_features:
     # spam_text); a plain text model the document's text as textnb predict, spamfilter --batch and serve read
@@ -1515,19 +1520,20 @@ def _plain_text(doc, model, limit, source=None):
     return text
 
 
-def _check_writable(out, labels):
+def _check_writable(out, labels, probe=True):
     """InputError, before a document is read, when nothing can be routed into the folder
     ``out``: no file can be made in it, nor in a folder of one of ``labels`` there (a folder
     without write permission, a read-only file system: each document failed on its own, one
-    line each)."""
+    line each). Without ``probe`` (a dry run) nothing is made to tell it
+    (:func:`~textnb.core.model_io.cannot_write_in`)."""
     if not os.path.isdir(out):
         return  # (made when the first document is routed, its error then)
-    why = cannot_write_in(out)
+    why = cannot_write_in(out, probe)
     if why is None:
         return
     for label in labels:
         folder = os.path.join(os.fspath(out), _folder_name(label))
-        if os.path.isdir(folder) and cannot_write_in(folder) is None:
+        if os.path.isdir(folder) and cannot_write_in(folder, probe) is None:
             return
     raise InputError(f"{os.fspath(out)}: cannot route documents into it ({why})")
 

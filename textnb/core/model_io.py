@@ -58,6 +58,7 @@ ever reads the named file, so stray temporary files never affect it.
 """
 
 import contextlib
+import errno
 import importlib
 import io
 import json
@@ -342,10 +343,21 @@ def _probe_folder(path, folder):
         raise InputError(f"{path}: cannot write ({why})")
 
 
-def cannot_write_in(folder):
+def cannot_write_in(folder, probe=True):
     """Why no file can be made in ``folder`` (the error's text), or None when one can: a
     temporary file made there and removed at once (what the access bits do not tell: a
-    read-only file system, a process without the capabilities root has)."""
+    read-only file system, a process without the capabilities root has). Without ``probe``
+    (a dry run, which changes nothing: ``topicfilter --dry-run`` made and removed a file in
+    OUT), the kernel's answer for the process's effective ids (``os.access``), no file made."""
+    if not probe:
+        effective = os.access in os.supports_effective_ids
+        if os.access(folder or os.curdir, os.W_OK | os.X_OK, effective_ids=effective):
+            return None
+        try:
+            read_only = os.statvfs(folder or os.curdir).f_flag & os.ST_RDONLY
+        except (OSError, AttributeError):  # (no statvfs: Windows)
+            read_only = False
+        return os.strerror(errno.EROFS if read_only else errno.EACCES)
     try:
         fd, probe = tempfile.mkstemp(prefix=PROBE_PREFIX, dir=folder or os.curdir)
     except OSError as exc:
