@@ -955,6 +955,35 @@ def test_the_messages_of_an_mbox_with_a_long_name_are_routed_under_names_that_fi
                      "m" * (keep - 2) + "-1-1.eml", "m" * (keep - 2) + "-2-1.eml"]
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="no /proc/self/fd")
+@pytest.mark.parametrize("named", ["like /dev/stdin", "/proc/self/fd/N"])
+def test_standard_input_fed_by_a_file_is_copied_never_moved(topic_model, tmp_path, named):
+    """Found by a user trial: ``topicfilter --move ... /dev/stdin < FILE`` (standard input a
+    regular file, not a pipe) took /dev/stdin for a link to a document: the file's bytes were
+    copied, then the link removed (run as root: the system's /dev/stdin deleted; another user:
+    'cannot move (...); left in place', nothing routed). A name of an open descriptor
+    (``/dev/stdin``, ``/dev/fd/N``, ``/proc/self/fd/N``) is the process's: its document is
+    copied out, the name and the file behind it left. (Here a link named ``stdin`` to
+    /proc/self/fd/N stands for /dev/stdin, whose link is the same, without touching /dev.)"""
+    from textnb.io.files import names_a_descriptor
+
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.txt").write_text("cheap pills casino prize")
+    with open(src / "a.txt", "rb") as redirected:
+        descriptor = f"/proc/self/fd/{redirected.fileno()}"
+        path = descriptor
+        if named == "like /dev/stdin":
+            path = tmp_path / "stdin"
+            path.symlink_to(descriptor)
+        assert names_a_descriptor(path) and names_a_descriptor("/dev/stdin") and not names_a_descriptor(src / "a.txt")
+        routes = list(plan_routes(topic_model, [path], tmp_path / "out"))
+        dest = apply_route(routes[0], move=True)
+        assert os.path.lexists(path) and os.readlink(path) == os.fspath(src / "a.txt" if path == descriptor
+                                                                            else descriptor)
+    assert open(dest).read() == (src / "a.txt").read_text() == "cheap pills casino prize"
+
+
 def test_a_name_with_a_long_extension_is_routed_again_under_a_name_that_fits(topic_model, tmp_path):
     """Found by a user trial: a 255-byte name with a 254-byte extension ('a.' and 253 'e') was
     routed once, never again ('cannot write OUT/<label>/a-1.eee... (File name too long)'): only

@@ -55,7 +55,7 @@ from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
 from textnb.io import mail
 from textnb.io.mailread import _lf, _strip_from_line
-from textnb.io.files import noting_empty_folder, refuse_device
+from textnb.io.files import names_a_descriptor, noting_empty_folder, refuse_device
 from textnb.text.scorer import load_for_prediction, reads_mail
 from textnb.apps.spamlite import (  # noqa: F401 (the verdict rules live on the numpy-free path)
     _BATCH,
@@ -1570,6 +1570,9 @@ def apply_route(route, *, move=False, placed=None):
 def _put(route, move, held):
     """:func:`apply_route`'s steps, the stop signals ``held`` (released while bytes are copied)."""
     folder = os.path.dirname(route.destination)
+    # a message of an mbox is copied out; so is the document of standard input (/dev/stdin, /dev/fd/N), whatever
+    # backs it: that name is the process's, never removed
+    move = move and route.path is not None and not names_a_descriptor(route.path)
     tmp = None
     try:
         try:  # a label too long for a folder name, a read-only OUT: this document only
@@ -1581,7 +1584,7 @@ def _put(route, move, held):
                 # or to a device: what it is said, as every writer says it)
                 why = not_a_folder(folder)
             raise InputError(f"{route.source}: cannot write {_short(route.destination)} ({why})") from None
-        if move and route.path is not None and not os.path.islink(route.path):  # (a link: its target's bytes, below)
+        if move and not os.path.islink(route.path):  # (a link: its target's bytes, below)
             try:
                 dest = _link_fresh(route.path, route.destination, folder)
             except OSError:  # another file system, or one without hard links: copied, then removed
@@ -1611,7 +1614,7 @@ def _put(route, move, held):
         if route.path is not None:
             shutil.copystat(route.path, tmp)
         dest = _link_fresh(tmp, route.destination, folder)
-        if move and route.path is not None:
+        if move:
             _unlink_source(route, dest)
         return dest
     except OSError as exc:

@@ -7,11 +7,12 @@ Standard library only (the mail filters' fast path imports this).
 import errno
 import io
 import os
+import re
 
 from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, folders_above, open_regular_stat
 
-__all__ = ["BATCH_BYTES", "BOM", "DEFAULT_LABEL_PREFIX", "MAILDIR_PARTS", "PipeReader", "Prefixed", "first_bytes", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files",
+__all__ = ["BATCH_BYTES", "BOM", "DEFAULT_LABEL_PREFIX", "MAILDIR_PARTS", "PipeReader", "Prefixed", "first_bytes", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files", "names_a_descriptor",
            "is_device", "is_maildir", "is_named_pipe", "noting_empty_folder", "open_regular_binary", "read_regular_file", "refuse_device",
            "read_rest", "regular_reader", "source_batches", "spill_input", "spill_stream"]
 
@@ -450,6 +451,34 @@ def is_named_pipe(path):
     except (OSError, ValueError):
         return False
 
+
+
+#: the folders whose entries are a process's open descriptors (Linux's /proc, and /dev/fd
+#: where it is a folder of its own)
+_DESCRIPTOR_FOLDER = re.compile(r"/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/fd|/dev/fd")
+
+
+def names_a_descriptor(path):
+    """Whether ``path`` (named by the user) names an open descriptor of the process, itself
+    or through symbolic links: ``-``, standard input (``/dev/stdin``), ``/dev/fd/N``,
+    ``/proc/self/fd/N``, whatever backs it (a pipe, a regular file the shell redirected). Such
+    a name is the process's, not a document's: its document is read, never moved, the name
+    never removed (found by a user trial: ``topicfilter --move ... /dev/stdin < FILE`` run as
+    root removed the system's ``/dev/stdin``; for another user it failed, ``cannot move``)."""
+    path = os.fspath(path)
+    if path == "-":
+        return True
+    path = os.path.abspath(path)
+    for _ in range(40):  # (the kernel's limit of links in a path: a loop of links ends here)
+        parent = os.path.realpath(os.path.dirname(path))
+        if _DESCRIPTOR_FOLDER.fullmatch(parent):
+            return True
+        try:
+            target = os.readlink(path)
+        except (OSError, ValueError):  # not a link (or not there)
+            return False
+        path = os.path.join(parent, target)
+    return False
 
 
 def refuse_device(path):
