@@ -379,25 +379,29 @@ def _quiet_exit_on_closed_pipe():
             pass
 
 
-def process_main(argv, run):
+def process_main(argv, run, prog="spamfilter", terminated=EXIT_ERROR):
     """``run(argv, stdin=..., stdout=..., stderr=...)`` under the mail tools' process
-    conventions (``textnb.cli.mailcli``'s docstring): the stop signals answered once
+    conventions (``textnb.cli.mailcli``'s docstring), the one implementation of both commands
+    (``prog``: ``spamfilter``, ``topicfilter``): the stop signals answered once
     (:func:`textnb.core.signals.stop_on_signals`: a second Ctrl-C while stopping is the
     same request), closed standard streams stood in for, Ctrl-C before ``run`` could take
-    it -> ``spamfilter: interrupted`` and 130, a closed pipe quiet at exit, and once ``run``
-    has returned the stop signals ignored (the interpreter's exit, its ``atexit`` clean-up,
-    is not cut by a late Ctrl-C into a traceback). Returns the exit status."""
+    it -> ``PROG: interrupted`` and 130, SIGTERM / SIGHUP then -> ``PROG: terminated by signal
+    N`` and ``terminated`` (spamfilter's 3, topicfilter's 1), a closed pipe quiet at exit, and
+    once ``run`` has returned the stop signals ignored (the interpreter's exit, its ``atexit``
+    clean-up, is not cut by a late Ctrl-C into a traceback, nor by a late SIGTERM into a death
+    by the signal without a word: found by a user trial of topicfilter, which had its own copy
+    of these steps without this one). Returns the exit status."""
     stderr = sys.stderr
     try:
         stop_on_signals()
         stdin, stdout, stderr = _standard_streams()
         code = run(argv, stdin=stdin, stdout=stdout, stderr=stderr)
     except KeyboardInterrupt:  # during start-up, before run could take it
-        _say(stderr, "interrupted")
+        _say(stderr, "interrupted", prog)
         code = EXIT_INTERRUPTED
     except Terminated as exc:
-        _say(stderr, str(exc))
-        code = EXIT_ERROR
+        _say(stderr, str(exc), prog)
+        code = terminated
     ignore_stop_signals()  # (the work is done: a Ctrl-C during the exit's clean-up is no traceback)
     _quiet_exit_on_closed_pipe()
     return code
@@ -537,9 +541,9 @@ def client_main(argv, *, stdin, stdout, stderr):
     return code
 
 
-def _say(stderr, message):
+def _say(stderr, message, prog="spamfilter"):
     try:
-        stderr.write(f"spamfilter: {message}\n")
+        stderr.write(f"{prog}: {message}\n")
         stderr.flush()
     except (OSError, ValueError, AttributeError):
         pass

@@ -28,27 +28,14 @@ import sys
 
 from textnb.apps.spamclient import (  # the process conventions live with the client, which runs
     # them without this package (scripts/spamfilter)
-    EXIT_INTERRUPTED,
-    Terminated,
     _Closed,
-    _quiet_exit_on_closed_pipe,
-    _standard_streams,
     is_client,
     process_main,
     tolerant,
 )
 from textnb.cli.program import prepare_process
-from textnb.core.signals import stop_on_signals
 
 __all__ = ["spamfilter", "topicfilter"]
-
-
-def _say(stderr, prog, message):
-    try:
-        stderr.write(f"{prog}: {message}\n")
-        stderr.flush()
-    except (OSError, ValueError):
-        pass
 
 
 def _filter(argv, **streams):
@@ -89,24 +76,17 @@ def spamfilter(argv=None):
     return process_main(argv, _filter)
 
 
+def _topic(argv, stdin, stdout, stderr):
+    from textnb.cli.topicfilter import topic_main  # (inside process_main: Ctrl-C during the import is handled)
+
+    # (its report is text: the names' bytes that are not UTF-8 written back as they came)
+    text_out = tolerant(sys.stdout, "surrogateescape") if not isinstance(stdout, _Closed) else _Closed("stdout")
+    return topic_main(argv, stdout=text_out, stderr=stderr)
+
+
 def topicfilter(argv=None):
     """The ``topicfilter`` command; returns its exit status (see ``topicfilter --help``)."""
     argv = _arguments("topicfilter", argv)
     if argv is None:
         return 0
-    stderr = sys.stderr
-    try:
-        stop_on_signals()
-        _, stdout, stderr = _standard_streams()
-        from textnb.cli.topicfilter import topic_main
-
-        text_out = tolerant(sys.stdout, "surrogateescape") if not isinstance(stdout, _Closed) else _Closed("stdout")
-        code = topic_main(argv, stdout=text_out, stderr=stderr)
-    except KeyboardInterrupt:
-        _say(stderr, "topicfilter", "interrupted")
-        code = EXIT_INTERRUPTED
-    except Terminated as exc:
-        _say(stderr, "topicfilter", str(exc))
-        code = 1
-    _quiet_exit_on_closed_pipe()
-    return code
+    return process_main(argv, _topic, "topicfilter", terminated=1)
