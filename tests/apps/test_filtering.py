@@ -984,6 +984,68 @@ def test_standard_input_fed_by_a_file_is_copied_never_moved(topic_model, tmp_pat
     assert open(dest).read() == (src / "a.txt").read_text() == "cheap pills casino prize"
 
 
+@pytest.mark.parametrize("meanwhile", ["removed", "replaced"])
+def test_a_source_removed_or_replaced_during_its_copy_is_copied_with_its_own_times(topic_model, tmp_path,
+                                                                                   monkeypatch, meanwhile):
+    """Found by a user trial: a source removed while it was copied was reported as the copy's
+    write error ('cannot write OUT/tech/huge.txt (No such file or directory)'): its times
+    were read by its name once the bytes were copied. They are read from the file read (its
+    descriptor): the copy is whole, with that file's times and mode, whatever the name holds
+    now."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.txt").write_text("cheap pills casino prize")
+    os.chmod(src / "a.txt", 0o640)
+    os.utime(src / "a.txt", ns=(10**18, 10**18))
+    route = next(plan_routes(topic_model, [src / "a.txt"], tmp_path / "out"))
+    real_copy = shutil.copyfileobj
+
+    def copy_then_change(source, target, *args):
+        real_copy(source, target, *args)
+        os.unlink(src / "a.txt")
+        if meanwhile == "replaced":
+            (src / "a.txt").write_text("meeting agenda")
+
+    monkeypatch.setattr(shutil, "copyfileobj", copy_then_change)
+    dest = apply_route(route)
+    st = os.stat(dest)
+    assert open(dest).read() == "cheap pills casino prize"
+    assert (st.st_mtime_ns, st.st_mode & 0o777) == (10**18, 0o640)
+
+
+@pytest.mark.parametrize("by", ["another run", "a removal"])
+def test_a_move_whose_source_went_meanwhile_says_what_happened(topic_model, tmp_path, monkeypatch, by):
+    """Found by a user trial of two ``topicfilter --move`` runs at once: the run whose source
+    the other one had moved said 'cannot move (No such file or directory); left in place' of
+    a document no longer there. Its source gone as it was moved: when another name holds the
+    document (the other run's, in OUT) this run's copy is removed and that is said; else (the
+    source removed) this run's copy, now the only one, stays: the move is done."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.txt").write_text("cheap pills casino prize")
+    route = next(plan_routes(topic_model, [src / "a.txt"], tmp_path / "out"))
+    real_unlink = os.unlink
+
+    def the_other_run_first(path, *args, **kwargs):
+        if os.fspath(path) == os.fspath(route.path) and os.path.exists(path):
+            if by == "another run":
+                os.link(path, tmp_path / "out" / route.label / "a-other.txt")
+            real_unlink(path)
+        return real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", the_other_run_first)
+    if by == "another run":
+        with pytest.raises(InputError, match=r"a.txt: gone from its source as it was moved \(another run may have "
+                                             r"moved it: it is under another name\); not routed again$"):
+            apply_route(route, move=True)
+        assert os.listdir(tmp_path / "out" / route.label) == ["a-other.txt"]
+    else:
+        dest = apply_route(route, move=True)
+        assert open(dest).read() == "cheap pills casino prize"
+        assert os.listdir(tmp_path / "out" / route.label) == ["a.txt"]
+    assert not (src / "a.txt").exists()
+
+
 def test_a_name_with_a_long_extension_is_routed_again_under_a_name_that_fits(topic_model, tmp_path):
     """Found by a user trial: a 255-byte name with a 254-byte extension ('a.' and 253 'e') was
     routed once, never again ('cannot write OUT/<label>/a-1.eee... (File name too long)'): only

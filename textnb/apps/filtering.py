@@ -37,6 +37,7 @@ import io
 import itertools
 import os
 import shutil
+import stat
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -1610,9 +1611,13 @@ def _put(route, move, held):
                     held.release(saved=False)  # the copy may be interrupted: its temporary file is removed below
                     shutil.copyfileobj(src, f)
                     held.hold()
+                    # the times and mode of the file read (its descriptor), not of what its name holds now: a
+                    # source removed or replaced during the copy was reported as this copy's write error (found by
+                    # a user trial: 'cannot write OUT/tech/huge.txt (No such file or directory)')
+                    read = _file_stat(src.fileno())
         os.chmod(tmp, new_file_mode())  # (mkstemp's 0600: a new file's, 0666 & ~umask; a file's own mode below)
         if route.path is not None:
-            shutil.copystat(route.path, tmp)
+            _give_stat(tmp, *read)
         dest = _link_fresh(tmp, route.destination, folder)
         if move:
             _unlink_source(route, dest)
@@ -1623,6 +1628,28 @@ def _put(route, move, held):
         if tmp is not None:  # the temporary file, linked or not: never left behind
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def _file_stat(fd):
+    """(``os.stat_result``, extended attributes) of the open file ``fd``: what
+    :func:`_give_stat` gives a copy (as :func:`shutil.copystat`, from the file itself)."""
+    attributes = {}
+    if hasattr(os, "listxattr"):
+        with contextlib.suppress(OSError):
+            for name in os.listxattr(fd):
+                with contextlib.suppress(OSError):
+                    attributes[name] = os.getxattr(fd, name)
+    return os.fstat(fd), attributes
+
+
+def _give_stat(path, st, attributes):
+    """Give the file ``path`` the mode, times and extended attributes of :func:`_file_stat`
+    (an attribute the file system refuses is left out, as :func:`shutil.copystat` does)."""
+    for name, value in attributes.items():
+        with contextlib.suppress(OSError):
+            os.setxattr(path, name, value)
+    os.chmod(path, stat.S_IMODE(st.st_mode))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
 def _link_fresh(path, destination, folder):
@@ -1639,9 +1666,20 @@ def _link_fresh(path, destination, folder):
 
 def _unlink_source(route, dest):
     """A move's last step: the source's name removed (the document is at ``dest``); when it
-    cannot be, the copy at ``dest`` is removed and the source stays, said in one line."""
+    cannot be, the copy at ``dest`` is removed and the source stays, said in one line. A
+    source gone meanwhile (another run moved it, or it was removed) is not "left in place"
+    (what was said, found by a user trial of two runs at once): when ``dest`` is a hard link
+    of the document that has another name (the other run's, in OUT), ``dest`` is removed
+    (the document once in OUT) and that is said; else ``dest`` is the document's only copy
+    and stays, the move done."""
     try:
         os.unlink(route.path)
+    except FileNotFoundError:
+        with contextlib.suppress(OSError):
+            if os.stat(dest).st_nlink > 1:
+                os.unlink(dest)
+                raise InputError(f"{route.source}: gone from its source as it was moved (another run may have moved "
+                                 f"it: it is under another name); not routed again") from None
     except OSError as exc:  # the source stays: so does nothing else
         with contextlib.suppress(OSError):
             os.unlink(dest)
