@@ -680,6 +680,33 @@ def test_a_document_listed_twice_is_routed_once(topic_model, tmp_path, move):
     assert sorted(p.name for p in out.rglob("*") if p.is_file()) == ["a.txt", "b.txt", "box.mbox"]
 
 
+def test_move_takes_a_document_s_file_not_a_link_to_it_and_one_hard_link_name(topic_model, tmp_path):
+    """Found by a user trial: with ``--move``, a folder holding ``a_link.txt -> b.txt`` (the
+    link sorting first) had the link "moved" (deleted, b's bytes in OUT as a_link.txt) while
+    b.txt stayed and was routed again by the next run: the document twice in OUT. Among the
+    names of one document in the sources, the file itself is routed and moved, the links to it
+    left alone, wherever they are listed (a link given before the folder too); of two hard
+    links, the first name is moved and the other stays (docs/spam.md)."""
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "b.txt").write_text("cheap pills casino prize")
+    (inputs / "a_link.txt").symlink_to("b.txt")
+    (tmp_path / "outside_link.txt").symlink_to(inputs / "b.txt")
+    (inputs / "c.txt").write_text("meeting agenda budget")
+    os.link(inputs / "c.txt", inputs / "d.txt")
+    out = tmp_path / "out"
+    routes = list(plan_routes(topic_model, [tmp_path / "outside_link.txt", inputs], out, threshold=0.0))
+    assert [r.source for r in routes] == [str(inputs / "b.txt"), str(inputs / "c.txt")]
+    for route in routes:
+        apply_route(route, move=True)
+    assert sorted(p.name for p in out.rglob("*") if p.is_file()) == ["b.txt", "c.txt"]
+    assert sorted(os.listdir(inputs)) == ["a_link.txt", "d.txt"] and os.readlink(inputs / "a_link.txt") == "b.txt"
+    assert os.path.islink(tmp_path / "outside_link.txt")
+    # the next run: b.txt not routed again (the links, left, lead nowhere); d.txt, the other name, is a document
+    routes = list(plan_routes(topic_model, [inputs], out, threshold=0.0, on_error=[].append))
+    assert [r.source for r in routes] == [str(inputs / "d.txt")]
+
+
 def test_routes_list_a_folder_as_the_mail_reader_does(topic_model, tmp_path):
     """topicfilter's folder listing is the mail reader's (message_files): files sorted, then
     subfolders; hidden files skipped; a Maildir inside read as mail (its messages routed

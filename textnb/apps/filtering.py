@@ -1329,16 +1329,21 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None, on_warning=
     read once, its bytes given; any other document is given by its path (bytes None), read
     later (with ``mail_mode``: read now, as a message, its bytes given too). A file that cannot
     be read goes to ``on_error`` (None: raised). A file listed twice (a folder and a file
-    in it, a link to it) is read once. A folder of ``paths`` that lists no file is said to
+    in it, a link to it) is read once, under its first name that is not a symbolic link (the
+    name ``--move`` moves: the links to it are left alone), else its first name. A folder of ``paths`` that lists no file is said to
     ``on_warning`` (:func:`~textnb.io.files.noting_empty_folder`)."""
     out_real = os.path.realpath(out) if out is not None else None
-    seen = set()
 
     def refuse(message):
         if on_error is None:
             raise InputError(message)
         on_error(message)
 
+    # every PATH listed first (names only), then each document read once, under one of its names (a file
+    # listed twice was routed again: copied twice, or moved and then missing): the first of its names that
+    # is not a symbolic link, else its first name. A link listed before its file was what --move took: the
+    # link deleted and the file left, routed again by the next run (found by a user trial)
+    listed, chosen = [], {}
     for p in paths:
         p = os.fspath(p)
         refuse_device(p)  # (the one rule of every reader of a PATH)
@@ -1348,49 +1353,55 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None, on_warning=
         for file, whole in noting_empty_folder(p, mail.message_files(p, on_error), on_warning):
             if out_real is not None and _under(file, out_real):
                 continue
+            link = os.path.islink(file)
             try:
                 st = os.stat(file)
             except OSError:  # (the reader says why)
-                pass
+                key = None
             else:
-                if (st.st_dev, st.st_ino) in seen:  # (routed again, it was copied twice, or moved and then missing)
-                    continue
-                seen.add((st.st_dev, st.st_ino))
-            try:
-                if whole is mail.PIPE:  # a pipe named (a folder's FIFOs are skipped), read once: its bytes routed
-                    # each message whole, as an mbox file's below (what is copied out is never cut: a mail
-                    # filter loses no mail); scoring reads its first max_bytes, as a file's
-                    for source, data in mail.read_messages(file, None, whole=whole):  # (an mbox in it split)
-                        if mail.is_empty_message(data):
-                            refuse(f"{source}: empty message")
-                            continue
-                        yield source, None, data
-                    continue
-                if not whole and mail.is_mbox(file):  # each message whole (it is copied out), one at a time
-                    messages = mail._mbox_in_pieces(file, None)
-                    first, second = next(messages, None), next(messages, None)
-                    if second is None:
-                        # a file of one message is that message, named FILE, read and routed as the file it
-                        # is, From line and all, as on every path that reads mail (io.mailread._one_or_many):
-                        # it was FILE:1 here, copied out as FILE-1.eml, and never moved
-                        if first is None or mail.is_empty_message(first[1]):
-                            raise InputError(f"{file}: empty message")
-                        yield file, file, None
+                key = (st.st_dev, st.st_ino)
+                before = chosen.get(key)
+                if before is None or (listed[before][3] and not link):
+                    chosen[key] = len(listed)
+            listed.append((file, whole, key, link))
+    for i, (file, whole, key, _) in enumerate(listed):
+        if key is not None and chosen[key] != i:
+            continue
+        try:
+            if whole is mail.PIPE:  # a pipe named (a folder's FIFOs are skipped), read once: its bytes routed
+                # each message whole, as an mbox file's below (what is copied out is never cut: a mail
+                # filter loses no mail); scoring reads its first max_bytes, as a file's
+                for source, data in mail.read_messages(file, None, whole=whole):  # (an mbox in it split)
+                    if mail.is_empty_message(data):
+                        refuse(f"{source}: empty message")
                         continue
-                    for source, data in itertools.chain((first, second), messages):
-                        if mail.is_empty_message(data):  # (refused in its place; the later messages read on)
-                            refuse(f"{source}: empty message")
-                            continue
-                        yield source, None, data
+                    yield source, None, data
+                continue
+            if not whole and mail.is_mbox(file):  # each message whole (it is copied out), one at a time
+                messages = mail._mbox_in_pieces(file, None)
+                first, second = next(messages, None), next(messages, None)
+                if second is None:
+                    # a file of one message is that message, named FILE, read and routed as the file it
+                    # is, From line and all, as on every path that reads mail (io.mailread._one_or_many):
+                    # it was FILE:1 here, copied out as FILE-1.eml, and never moved
+                    if first is None or mail.is_empty_message(first[1]):
+                        raise InputError(f"{file}: empty message")
+                    yield file, file, None
                     continue
-                if mail_mode:  # read as mail now (an empty message refused, as the mail reader refuses it)
-                    yield from ((source, file, data) for source, data in mail.read_messages(file, max_bytes, whole=True))
-                    continue
-                yield file, file, None
-            except InputError as exc:
-                if on_error is None:
-                    raise
-                on_error(str(exc))
+                for source, data in itertools.chain((first, second), messages):
+                    if mail.is_empty_message(data):  # (refused in its place; the later messages read on)
+                        refuse(f"{source}: empty message")
+                        continue
+                    yield source, None, data
+                continue
+            if mail_mode:  # read as mail now (an empty message refused, as the mail reader refuses it)
+                yield from ((source, file, data) for source, data in mail.read_messages(file, max_bytes, whole=True))
+                continue
+            yield file, file, None
+        except InputError as exc:
+            if on_error is None:
+                raise
+            on_error(str(exc))
 
 
 def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=mail.DEFAULT_MAX_BYTES,
