@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from textnb.naive_bayes.base import DeclaredTags, NestedParams, SaveMixin
 from textnb.naive_bayes.base import check_partial_fit_labels, log_odds
-from textnb.naive_bayes.scoring import check_sample_weight, class_positions
+from textnb.naive_bayes.scoring import check_sample_weight, class_positions, partial_fit_classes
 from textnb.io.corpus import binary_document, document_size, document_texts, to_text
 from textnb.io.mailread import split_messages
 from textnb.text.counting import inherited, score_batch
@@ -320,7 +320,8 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learn more documents; new terms join the vocabulary.
 
-        ``classes`` is required on the first call. ``min_df``, ``max_df`` and
+        ``classes`` is required on the first call; later calls may repeat it, unchanged
+        (other classes are a ValueError, as for every model). ``min_df``, ``max_df`` and
         ``max_features`` apply in ``fit`` only.
 
         The vocabulary stays in ``fit``'s column order (alphabetical, as scikit-learn's):
@@ -341,16 +342,14 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         model (the vocabulary and ``class_documents_`` are the same).
         """
         self._check_own_params()
-        first = not hasattr(self, "model_")
+        all_classes, first = partial_fit_classes(self, classes)  # (later calls: the same classes or none)
         if first:
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit.")
-            check_classification_targets(np.asarray(classes))
+            check_classification_targets(all_classes)
             self.vectorizer_ = clone(self.vectorizer) if self.vectorizer is not None else Vectorizer()
             self.model_ = clone(self.model) if self.model is not None else DiscriminativeNB()
             if not self._streams(self.model_, self.vectorizer_):
                 raise _not_streamed("partial_fit")
-            self.classes_ = np.unique(np.asarray(classes))
+            self.classes_ = all_classes
             self.vectorizer_._set_terms([])
             if isinstance(self.model_, DiscriminativeNB):
                 self.model_._begin(self.classes_, 0)
