@@ -336,8 +336,11 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         data seen so far. The event model and smoothing are chosen on the first batch
         and kept; each batch's frequency-estimate passes score the batch under the model
         of the batches before it; ``scale_`` is refitted on each batch of 50 documents or
-        more; its samples and folds are keyed on a document's content (its terms' columns
-        in the vocabulary so far, counts and class) and the seed. The same batches in the
+        more, with the scale before (a smaller batch keeps it: a model learned only in
+        batches of fewer than 50 documents has no scale, however many documents they add
+        up to, and its probabilities are the raw scores', which a DataWarning says: give it
+        batches of 50 or more); its samples and folds are keyed on a document's content
+        (its terms' columns in the vocabulary so far, counts and class) and the seed. The same batches in the
         same order always give the same model; another order or split gives another
         model (the vocabulary and ``class_documents_`` are the same).
         """
@@ -423,6 +426,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
                     layer[:, known] = getattr(model, name)
                     setattr(model, name, layer)
             model.fit_rows(Xb, yb, wb, dropped=dropped)
+            model._warn_uncalibrated(Xb.shape[0], stacklevel=4)  # (_add, partial_fit, all_or_nothing: the caller)
             return
         cc = model.class_count_ + sign * acc.class_count
         fc = grown + sign * np.take(acc.sums, order, axis=1)
