@@ -116,6 +116,17 @@ def test_partial_fit_and_forget_are_exact():
         SpamScorer().fit(X, Y).partial_fit([["x"]], ["other"])
 
 
+def test_later_partial_fit_calls_must_repeat_the_classes_unchanged():
+    """Found by a library hunt: ``partial_fit`` read ``classes`` on the first call only (as
+    TextClassifier's did), so other classes on a later call were accepted silently; now
+    the rule of every model (``partial_fit_classes``, scikit-learn's)."""
+    parts = SpamScorer().partial_fit(X, Y, classes=["ham", "spam"]).partial_fit(X, Y, classes=["spam", "ham"])
+    for other in (["ham"], ["eggs", "ham", "spam"]):
+        with pytest.raises(ValueError, match=r"is not the same as on last call to partial_fit, was: \['ham', 'spam'\]"):
+            parts.partial_fit(X, Y, classes=other)
+    assert parts.class_count_.tolist() == SpamScorer().fit(X + X, Y + Y).class_count_.tolist()
+
+
 @pytest.mark.parametrize("method", ["fisher", "geometric", "multinomial"])
 def test_forgetting_messages_gives_the_model_never_taught_them(method):
     """Found by a user trial: tokens only the forgotten messages had stayed in the vocabulary

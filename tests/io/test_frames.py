@@ -226,6 +226,68 @@ def test_a_later_batch_with_a_new_value_widens_the_attribute_for_frames_and_arra
         assert np.array_equal(parts.pair_count_, make().fit(codes, y).pair_count_)
 
 
+def test_a_later_batch_cannot_turn_a_column_the_first_made_nominal_numeric():
+    """Found by a library hunt: AODE makes a DataFrame's column of whole numbers nominal
+    (as its array input is value indices); when only the first ``partial_fit`` batch's
+    numbers were whole, a later batch's fractions were added as new nominal values without
+    a word, a model unlike ``fit``'s (probabilities 0.589 apart, a query's 3.33 missing).
+    A later batch must not change what the first decided: it is refused, naming the
+    column and the remedy, the model left as it was; new whole numbers still widen it."""
+    import textnb
+    from textnb.io.tables import Attribute
+
+    rng = np.random.RandomState(0)
+    y = rng.choice(["a", "b"], 200)
+    x = np.where(y == "a", rng.normal(2, 1, 200), rng.normal(4, 1, 200)).round(1)
+    x[:20] = np.round(x[:20])  # the first batch's numbers happen to be whole
+    df = pd.DataFrame({"x": x, "c": rng.choice(["p", "q"], 200)})
+    parts = textnb.AODE().partial_fit(df[:20], y[:20], classes=["a", "b"])
+    before = parts.pair_count_.copy()
+    with pytest.raises(ValueError, match=r"^column 'x' holds '[0-9.]+' in a later partial_fit batch, but the first "
+                                         r"batch's values, all whole numbers, made it nominal .*declare it numeric "
+                                         r"\(attributes=.*Attribute\('x', 'numeric'\).*or start with a batch that "
+                                         r"shows its fractions$"):
+        parts.partial_fit(df[20:], y[20:])
+    assert np.array_equal(parts.pair_count_, before) and parts.frame_attributes_[0].kind == "nominal"
+    whole = df.assign(x=np.round(x))  # whole numbers in every batch: the chunks are fit's model
+    parts.partial_fit(whole[20:], y[20:])
+    assert np.allclose(parts.predict_proba(whole), textnb.AODE().fit(whole, y).predict_proba(whole))
+    declared = textnb.AODE(attributes=[Attribute("x", "numeric"), Attribute("c", "nominal", ["p", "q"])])
+    declared.partial_fit(df[:20], y[:20], classes=["a", "b"]).partial_fit(df[20:], y[20:])  # the remedy
+    assert declared.attributes_[0].kind == "numeric"
+
+
+@pytest.mark.parametrize("name", ["TabularNB", "AODE", "MixedNB"])
+def test_a_first_batch_with_a_column_of_no_known_value_is_widened_by_later_ones(tmp_path, name):
+    """Found by a library hunt: a DataFrame's first ``partial_fit`` batch whose string
+    column was all missing was refused (``column 'colour' has no known value``), though
+    ``fit`` took the frame and later batches add nominal values: a row-by-row stream of
+    UCI colic failed on its first row. Now the column is a nominal attribute without values
+    until a batch gives them, and the chunks give ``fit``'s model (saved, the same); the
+    model cannot be saved before (the file holds no attribute without values), and ``fit``
+    on a frame whose column has no known value still refuses it."""
+    import textnb
+    from textnb.core.errors import ModelFileError
+
+    make = getattr(textnb, name)
+    X = pd.DataFrame({"colour": [None, "red", "blue", "red", "blue", "red", None, "blue"],
+                      "size": ["s", "l", "s", "l", "s", "l", "l", "s"]})
+    y = np.array(["a", "b", "a", "b", "a", "b", "b", "a"])
+    model = make().partial_fit(X[:1], y[:1], classes=["a", "b"])
+    with pytest.warns(DataWarning, match="column 'colour': 2 cells with values the model never saw"):
+        assert model.predict_proba(X.iloc[[0, 2, 4]]).shape == (3, 2)  # (as missing)
+    with pytest.raises(ModelFileError, match="'colour'.* nominal without values.*not written"):
+        model.save(tmp_path / "m.tnb")
+    for i in range(1, len(X)):  # one row at a time
+        model.partial_fit(X[i:i + 1], y[i:i + 1])
+    whole = make().fit(X, y)
+    model.save(tmp_path / "m.tnb")
+    for parts in (model, load(tmp_path / "m.tnb")):
+        assert np.allclose(parts.predict_proba(X), whole.predict_proba(X))
+    with pytest.raises(ValueError, match="column 'colour' has no known value"):
+        make().fit(X[:1], y[:1])
+
+
 @pytest.mark.parametrize("name", ["TabularNB", "AODE"])
 def test_a_value_declared_attributes_lack_is_refused_in_frames_as_in_arrays(name):
     """With declared ``attributes`` a value they do not list is refused in training, in a

@@ -195,6 +195,42 @@ def test_too_few_documents_leave_the_model_uncalibrated_and_partial_fit_keeps_th
     assert np.isclose(a.merge(b).scale_, want)
 
 
+def test_a_model_learned_only_in_small_batches_has_no_scale_and_partial_fit_says_so(sms, sms_counts):
+    """Found by a library hunt: TextClassifier.partial_fit of 3,000 SMS messages in batches of
+    10 was never calibrated (no ``scale_``; held-out log-loss 0.120 against fit's 0.068),
+    without a word, while the docs said the scale is absent "when fewer than 50 documents
+    were learned". The docs now say a batch of fewer than 50 fits no scale, and
+    ``partial_fit`` warns (a DataWarning), once for the model, when a batch is too small and the
+    model has no scale; a batch of 50 or more calibrates it; a calibrated model or
+    ``calibration=None`` never warns."""
+    import warnings
+
+    from textnb.core.errors import DataWarning
+    from textnb.naive_bayes.discriminative import UNCALIBRATED_BATCH
+
+    docs, y = sms
+    Xtr, ytr, _, _ = sms_counts
+    assert "fewer than 50 documents" in UNCALIBRATED_BATCH and "batches of 50 documents or more" in UNCALIBRATED_BATCH
+    for make, data, labels in ((TextClassifier, docs, y), (DiscriminativeNB, Xtr, ytr)):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")  # (once for the model, whatever the filters)
+            model = make()
+            for i in range(0, 300, 10):
+                model.partial_fit(data[i:i + 10], labels[i:i + 10], classes=["ham", "spam"])
+        inner = model.model_ if make is TextClassifier else model
+        assert inner.class_documents_.sum() == 300 and not hasattr(inner, "scale_")
+        assert [(w.category, str(w.message), w.filename) for w in seen] == [(DataWarning, UNCALIBRATED_BATCH,
+                                                                             __file__)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DataWarning)
+            model.partial_fit(data[300:400], labels[300:400])  # 100 documents: calibrated
+            assert hasattr(inner, "scale_")
+            model.partial_fit(data[400:410], labels[400:410])  # a small batch keeps the scale: no warning
+            make().fit(data[:100], labels[:100]).partial_fit(data[100:110], labels[100:110])
+            raw = make(model=DiscriminativeNB(calibration=None)) if make is TextClassifier else make(calibration=None)
+            raw.partial_fit(data[:10], labels[:10], classes=["ham", "spam"])
+
+
 def test_the_model_file_and_the_scorer_carry_the_scale(sms, tmp_path):
     docs, y = sms
     clf = TextClassifier(model=DiscriminativeNB(residual=False)).fit(docs[:3000], y[:3000])

@@ -165,6 +165,33 @@ def test_merge_of_parts_that_chose_other_event_models_says_what_to_do(sms_counts
         a.merge(c)
 
 
+def test_a_model_that_learned_no_documents_is_refused_by_merge_in_one_line(tmp_path):
+    """Found by a library hunt: merging a TextClassifier whose DiscriminativeNB learned only
+    an empty ``partial_fit`` batch (no event model chosen) ended in ``KeyError:
+    'event_model_'`` from the kernel's ``check_same_choices``, either order, through
+    TextClassifier.merge and DiscriminativeNB.merge alike. It is now one ValueError saying
+    the model has nothing to merge, the other model left as it was (no model file holds
+    such a model: ``save`` refuses it, so ``textnb merge`` never meets one)."""
+    from textnb.core.errors import ModelFileError
+
+    docs = ["free prize now", "see you at noon", "win cash now", "lunch at noon today"] * 20
+    y = ["spam", "ham", "spam", "ham"] * 20
+    full = TextClassifier().fit(docs, y)
+    before = full.predict_proba(docs[:4])
+
+    def empty():
+        return TextClassifier().partial_fit([], [], classes=["ham", "spam"])
+
+    for a, b, which in ((full, empty(), "the other model"), (empty(), full, "this model"),
+                        (full.model_, empty().model_, "the other model"), (empty().model_, full.model_, "this model")):
+        with pytest.raises(ValueError, match=f"^cannot merge: {which} \\(a DiscriminativeNB\\) has learned no "
+                                             "documents, so it has nothing to merge"):
+            a.merge(b)
+    assert np.array_equal(full.predict_proba(docs[:4]), before)
+    with pytest.raises(ModelFileError, match="not written"):
+        empty().save(tmp_path / "e.tnb")
+
+
 def test_text_classifier_default_is_the_estimator_on_the_vectorizer_counts(sms):
     docs, y = sms
     clf = TextClassifier().fit(docs[:3000], y[:3000])

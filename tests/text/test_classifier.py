@@ -74,6 +74,26 @@ def test_partial_fit_grows_the_vocabulary_and_forget_undoes_it(sms):
         clf.partial_fit(["x"], ["eggs"])
 
 
+@pytest.mark.parametrize("make", [TextClassifier, lambda: TextClassifier(model=MultinomialNB())],
+                         ids=["discriminative", "multinomial"])
+def test_later_partial_fit_calls_must_repeat_the_classes_unchanged(make):
+    """Found by a library hunt: ``TextClassifier.partial_fit`` read ``classes`` on the
+    first call only, so ``classes=["ham"]`` or
+    ``["eggs", "ham", "spam"]`` on a later call was accepted silently, where every matrix
+    model refuses it (scikit-learn's rule, ``partial_fit_classes``). Now the same rule."""
+    docs, y = ["free prize now", "see you at noon", "win cash now", "lunch at noon"], ["spam", "ham"] * 2
+    clf = make().partial_fit(docs, y, classes=["ham", "spam"])
+    clf.partial_fit(docs, y, classes=["spam", "ham"]).partial_fit(docs, y)  # the same classes, or none: fine
+    for other in (["ham"], ["eggs", "ham", "spam"]):
+        with pytest.raises(ValueError, match=r"`classes=\[.*\]` is not the same as on last call to partial_fit, "
+                                             r"was: \['ham', 'spam'\]"):
+            clf.partial_fit(docs, y, classes=other)
+    assert list(clf.classes_) == ["ham", "spam"]
+    matrix = MultinomialNB().partial_fit([[1, 0], [0, 1]], ["ham", "spam"], classes=["ham", "spam"])
+    with pytest.raises(ValueError, match="is not the same as on last call"):
+        matrix.partial_fit([[1, 0]], ["ham"], classes=["ham"])  # (the rule it follows)
+
+
 @pytest.mark.parametrize("model", [None, MultinomialNB, BernoulliNB, textnb.ComplementNB])
 def test_one_partial_fit_batch_equals_fit(sms, model):
     """One ``partial_fit`` batch gives ``fit``'s model exactly, the default DiscriminativeNB

@@ -62,6 +62,7 @@ from textnb.apps.spamlite import (LiteScorer, compact_weights, encode_compact, f
                                   log_chi2_even_1, robinson_weight)
 from textnb.io.mailtokens import Tokens, message_tokens  # noqa: F401 (the tokenizer's home before)
 from textnb.naive_bayes.kernels import all_or_nothing
+from textnb.naive_bayes.scoring import partial_fit_classes
 
 __all__ = ["SpamScorer", "message_tokens", "log_chi2_even"]
 
@@ -252,7 +253,8 @@ class SpamScorer:
 
     @all_or_nothing
     def partial_fit(self, X, y, classes=None):
-        """Add messages to the counts (the first call needs ``classes``, two labels)."""
+        """Add messages to the counts (the first call needs ``classes``, two labels; later
+        calls may repeat them, unchanged)."""
         self._update(X, y, classes, +1)
         return self
 
@@ -269,10 +271,8 @@ class SpamScorer:
         y = _labels(y)
         if len(X) != len(y):
             raise InputError(f"{len(X)} documents but {len(y)} labels")
-        if not hasattr(self, "classes_"):
-            if classes is None:
-                raise InputError("the first partial_fit needs classes=")
-            classes = np.unique(_labels(classes))
+        classes, first = partial_fit_classes(self, None if classes is None else _labels(classes))
+        if first:
             if len(classes) != 2:
                 raise InputError(f"a spam scorer needs exactly two classes; got {list(classes)}")
             self.classes_ = classes

@@ -13,7 +13,9 @@ training, a value that declared ``attributes`` do not list is refused (ValueErro
 naming the column, as a value index past them in an array is); a later
 ``partial_fit`` batch of a model whose attributes the frame gave adds its new values to
 them (:func:`with_values_of`; the model's counts widen, as CategoricalNB's for a new
-code). Any table model (TabularNB today; TAN, LBR, APNBC, AODE) applies it by calling
+code), also to a nominal column the first batch had no known value of; a later batch
+never turns a column the first batch made nominal (whole numbers, ``integers_nominal``)
+numeric: a number that is not whole there is refused (:func:`frame_for_batch`). Any table model (TabularNB today; TAN, LBR, APNBC, AODE) applies it by calling
 these functions.
 
 pandas is never imported here: a frame is recognised by its type's module.
@@ -50,7 +52,7 @@ def _whole_numbers(s):
     return bool(v.size) and bool(np.all(np.isfinite(v))) and bool(np.all(v == np.floor(v)))  # (inf: numeric)
 
 
-def frame_attributes(df, *, integers_nominal=False):
+def frame_attributes(df, *, integers_nominal=False, first_batch=False):
     """The attributes of a DataFrame's columns (nominal values in the order
     ``table_from_frame`` gives them: categories in order, else sorted, as a CSV column's,
     :func:`textnb.core.attributes.found_values`).
@@ -58,6 +60,11 @@ def frame_attributes(df, *, integers_nominal=False):
     ``integers_nominal``: number columns holding whole numbers only are nominal too,
     their distinct values in increasing order (for models over nominal value indices,
     whose array input is such numbers: TAN, the Bayesian networks, LBR).
+
+    A nominal column with no known value (every cell missing) is a ValueError, but in
+    ``partial_fit``'s first batch (``first_batch``): there it is a nominal attribute
+    without values yet, which later batches give (:func:`with_values_of`), as they add
+    new values to the others (a row-by-row stream whose first row lacks the value).
     """
     out = []
     for col in df.columns:
@@ -71,7 +78,7 @@ def frame_attributes(df, *, integers_nominal=False):
             out.append(Attribute(str(col), "numeric", []))
         else:
             values = found_values(value_name(v) for v in s.tolist() if not is_missing(v))
-            if not values:
+            if not values and not first_batch:
                 raise ValueError(f"column {col!r} has no known value")
             out.append(Attribute(str(col), "nominal", values))
     return out
@@ -144,16 +151,42 @@ def with_values_of(df, attributes):
     return out if grew else attributes
 
 
+def _refuse_fractions_in_whole_columns(df, attributes):
+    """A ValueError naming the first number column of ``df`` (a later batch) that is not
+    whole numbers only where ``attributes`` (the first batch's, :func:`frame_attributes`
+    with ``integers_nominal``) are nominal values that are all whole numbers."""
+    for col, a in zip(df.columns, attributes):
+        s = df[col]
+        if (a.kind != "nominal" or not a.values or not _is_number_column(s) or _whole_numbers(s)
+                or not s.notna().any() or not all(_writes_an_integer(v) for v in a.values)):
+            continue
+        v = s.to_numpy(dtype=np.float64, na_value=np.nan)
+        v = v[~np.isnan(v)]
+        odd = v[~(np.isfinite(v) & (v == np.floor(v)))][0]
+        raise ValueError(f"column {col!r} holds {value_name(odd)!r} in a later partial_fit batch, but the first "
+                         f"batch's values, all whole numbers, made it nominal (fit on all the rows would make it "
+                         f"numeric); declare it numeric (attributes=[..., Attribute({str(col)!r}, 'numeric'), ...]) "
+                         f"or start with a batch that shows its fractions")
+
+
+def _writes_an_integer(name):
+    try:
+        return str(int(name)) == name
+    except ValueError:
+        return False
+
+
 def _plain(attributes):
     return attributes is not None and all(isinstance(a, Attribute) for a in attributes) and encodable(attributes)
 
 
-def frame_for_fit(estimator, X, declared, *, integers_nominal=False):
-    """``fit``'s half for a model with an ``attributes`` parameter (``declared``).
+def frame_for_fit(estimator, X, declared, *, integers_nominal=False, first_batch=False):
+    """``fit``'s half for a model with an ``attributes`` parameter (``declared``), and
+    ``partial_fit``'s for its first batch (``first_batch``).
 
     A DataFrame fitted without declared attributes sets ``estimator.frame_attributes_``
-    (the ones :func:`frame_attributes` finds, ``integers_nominal`` passed on; the model
-    uses them as if declared) and
+    (the ones :func:`frame_attributes` finds, ``integers_nominal`` and ``first_batch``
+    passed on; the model uses them as if declared) and
     is encoded with them; with declared attributes it is encoded with those. Any other
     ``X`` clears ``frame_attributes_`` and is returned as it is.
     """
@@ -161,20 +194,27 @@ def frame_for_fit(estimator, X, declared, *, integers_nominal=False):
     if not is_frame(X):
         return X
     if declared is None:
-        estimator.frame_attributes_ = frame_attributes(X, integers_nominal=integers_nominal)
+        estimator.frame_attributes_ = frame_attributes(X, integers_nominal=integers_nominal, first_batch=first_batch)
         declared = estimator.frame_attributes_
     declared = list(declared)
     return encode_frame(X, declared, unknown="error") if _plain(declared) else X
 
 
-def frame_for_batch(estimator, X, declared):
+def frame_for_batch(estimator, X, declared, *, integers_nominal=False):
     """``partial_fit``'s half for a later batch (``X`` unchanged unless a DataFrame): a model
     whose attributes its first DataFrame gave (``frame_attributes_``) takes the batch's new
     nominal values into them (:func:`with_values_of`; the model then widens its counts);
-    the batch is encoded with the attributes, a value declared ``attributes`` lack refused."""
+    the batch is encoded with the attributes, a value declared ``attributes`` lack refused.
+
+    ``integers_nominal`` (as the first batch was read, :func:`frame_for_fit`): a number
+    column the first batch's whole numbers made nominal stays nominal, so a later number
+    that is not whole in it is a ValueError naming the column (``fit`` on all the batches
+    would have made it numeric: its values are not added as new nominal ones)."""
     if not is_frame(X):
         return X
     if declared is None and getattr(estimator, "frame_attributes_", None) is not None:
+        if integers_nominal:
+            _refuse_fractions_in_whole_columns(X, estimator.frame_attributes_)
         estimator.frame_attributes_ = with_values_of(X, estimator.frame_attributes_)
     attrs = declared if declared is not None else declared_attributes(estimator)
     attrs = None if attrs is None else list(attrs)

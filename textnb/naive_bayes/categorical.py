@@ -132,7 +132,7 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
                              f"provided. Got {least.shape} instead.")
         return out
 
-    def _resolve_attributes(self, n_features, frame=None):
+    def _resolve_attributes(self, n_features, frame=None, *, first_batch=False):
         names = getattr(self, "feature_names_in_", None)
         names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(n_features)]
         return code_attributes(names, self._pending_categories)
@@ -158,10 +158,10 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
         self._check_params()
         return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
 
-    def _init_state(self, X, y_index, w, frame=None):
+    def _init_state(self, X, y_index, w, frame=None, *, first_batch=False):
         self._pending_categories = self._n_categories(X)
         try:
-            super()._init_state(X, y_index, w, frame)
+            super()._init_state(X, y_index, w, frame, first_batch=first_batch)
         finally:
             del self._pending_categories
 

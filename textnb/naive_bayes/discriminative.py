@@ -9,6 +9,7 @@ weighted by ``step * (1 - P(class | document))`` under the model of the previous
 and ``textnb train``; ``docs/text_accuracy.md`` measures it on eight corpora.
 """
 
+import warnings
 from numbers import Integral
 
 import numpy as np
@@ -19,14 +20,21 @@ from textnb.core import dfe
 from textnb.core.dfe import canonical as _canonical
 from textnb.core.model_io import register
 from textnb.core.model_schema import check_params
-from textnb.core.errors import ParameterError
+from textnb.core.errors import DataWarning, ParameterError
 from textnb.core.wrapping import checked_merge
 from textnb.naive_bayes.base import check_sample_weight, given_splits
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.kernels import (DISCRIMINATIVE, RESIDUAL_FIELDS, all_or_nothing, residual_state, takes_defaults,
                                         takes_ratios)
 
-__all__ = ["DiscriminativeNB"]
+__all__ = ["DiscriminativeNB", "UNCALIBRATED_BATCH"]
+
+#: What ``partial_fit`` warns (a :class:`~textnb.core.errors.DataWarning`), once for a model,
+#: when its batch is too small to fit the calibration scale on and the model has none yet.
+UNCALIBRATED_BATCH = (f"DiscriminativeNB: a partial_fit batch of fewer than {dfe.MIN_CALIBRATION_DOCUMENTS} documents "
+                      "is too small to fit the calibration scale on, and the model has no scale yet, so its "
+                      "probabilities are the raw, uncalibrated scores'; give partial_fit batches of "
+                      f"{dfe.MIN_CALIBRATION_DOCUMENTS} documents or more")
 
 
 def _folds_number(cv):
@@ -171,11 +179,15 @@ class DiscriminativeNB(_BaseCountNB):
     ratios_ : bool
         Whether the weights take the log-count ratios (``ratios``, or what ``"auto"`` gave).
     scale_ : float
-        The calibration scale (absent with ``calibration=None``, or when fewer than 50
-        documents were learned: :data:`textnb.core.dfe.MIN_CALIBRATION_DOCUMENTS`).
-        ``partial_fit`` refits it on each batch (of 50 documents or more) together with
-        the scale fitted before, weighed by ``scale_weight_``; :meth:`merge` averages the
-        two models' scales, weighted by their documents.
+        The calibration scale, fitted on a ``fit`` or ``partial_fit`` batch of 50 documents
+        or more (:data:`textnb.core.dfe.MIN_CALIBRATION_DOCUMENTS`). Absent with
+        ``calibration=None``, and when no batch held that many: ``fit`` on fewer documents,
+        or ``partial_fit`` only in batches of fewer, however many documents they add up
+        to (the probabilities are then the raw scores'; ``partial_fit`` warns).
+        ``partial_fit`` refits it on each batch of 50 documents or more together with
+        the scale fitted before, weighed by ``scale_weight_`` (a smaller batch keeps the
+        scale before); :meth:`merge` averages the two models' scales, weighted by their
+        documents.
     scale_weight_ : float
         The evidence ``scale_`` was fitted on: the curvature of its held-out log-loss in
         ``log scale`` (:class:`textnb.core.dfe.Scale`), which a later ``partial_fit`` batch's
@@ -273,7 +285,7 @@ class DiscriminativeNB(_BaseCountNB):
 
     def _reset(self):
         for name in ("event_model_", "alpha_", "step_", "ratios_", "class_documents_", "scale_", "scale_merged_",
-                     "scale_weight_", *RESIDUAL_FIELDS):
+                     "scale_weight_", "_warned_uncalibrated", *RESIDUAL_FIELDS):
             self.__dict__.pop(name, None)
 
     def _learn(self, X, y_index, sample_weight, groups=None):
@@ -335,6 +347,28 @@ class DiscriminativeNB(_BaseCountNB):
             self.__dict__.update(residual_state(residual, self.event_model_))
         self._update()
         return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch (``classes`` is required on the first call) and make the passes over
+        it (see Notes). The calibration scale (``scale_``) is refitted on a batch of 50
+        documents or more, with the scale before; a smaller batch keeps the scale before,
+        so a model learned only in batches of fewer than 50 documents has no scale (its
+        probabilities are the raw scores'; :data:`UNCALIBRATED_BATCH` warns so, once): give
+        ``partial_fit`` batches of 50 documents or more."""
+        super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+        self._warn_uncalibrated(X.shape[0] if hasattr(X, "shape") else len(X), stacklevel=2)
+        return self
+
+    def _warn_uncalibrated(self, n_rows, stacklevel):
+        """Warn :data:`UNCALIBRATED_BATCH` when a ``partial_fit`` batch of ``n_rows`` documents
+        (what :meth:`fit_rows` learned) was too small to fit the calibration scale on and the
+        model has none yet, once for the model (``stacklevel``: the caller's, which the
+        warning names). Kept apart from Python's own "once per line" registry, which the
+        input checks' warning filters reset on every call."""
+        if (self.calibration is not None and n_rows < dfe.MIN_CALIBRATION_DOCUMENTS
+                and getattr(self, "scale_", None) is None and not vars(self).get("_warned_uncalibrated")):
+            self._warned_uncalibrated = True
+            warnings.warn(UNCALIBRATED_BATCH, DataWarning, stacklevel=stacklevel + 1)
 
     def _check_stream_cv(self):
         if not _folds_number(self.cv):

@@ -547,7 +547,14 @@ class DiscriminativeKernel(CountKernel):
         recorded is not compared), or of :data:`~textnb.core.errors.CHOSEN_RATIOS` naming
         ``ratios`` (whether the weights take the log-count ratios, ``ratios="auto"``:
         :func:`textnb.core.dfe.uses_ratios`; a file without ``ratios_`` has none): the one check of ``DiscriminativeNB.merge`` and of ``textnb merge``'s
-        :func:`~textnb.text.nodes.merge_count_models`."""
+        :func:`~textnb.text.nodes.merge_count_models`. A model that has learned no documents
+        (a ``partial_fit`` of an empty batch: no choice made yet, and no model file holds it)
+        is a ValueError: it has nothing to merge."""
+        if "event_model_" not in a or "event_model_" not in b:
+            which = "this model" if "event_model_" not in a else "the other model"
+            raise ValueError(f"cannot merge: {which} (a DiscriminativeNB) has learned no documents, so it has "
+                             "nothing to merge (no event model or smoothing chosen yet); merge parts that learned "
+                             "documents")
         if b["event_model_"] != a["event_model_"]:
             raise SettingsDiffer(CHOSEN_EVENT_MODELS, "event_model", str(a["event_model_"]), str(b["event_model_"]),
                                  remedy="event_model='auto' chose one on each part's documents: fit both parts "

@@ -494,7 +494,11 @@ class TabularKernel(TableKernel):
         "feature_names_in_": MayBeAbsent(Array("U", (None,))),
     }
 
-    def _resolve_attributes(self, n_features, frame=None):
+    def _resolve_attributes(self, n_features, frame=None, *, first_batch=False):
+        """The fitted attributes: ``frame``'s (a DataFrame's), ``attributes``' (checked) or
+        numeric ``x0, x1, ...``. A declared nominal attribute without values is refused but
+        in ``partial_fit``'s first batch (``first_batch``: MixedNB's tabular part of a
+        DataFrame column with no known value yet, which its later batches widen)."""
         if self.attributes is None and frame is not None:
             return [Attribute(a.name, a.kind, list(a.values)) for a in frame]
         if self.attributes is None:
@@ -511,7 +515,7 @@ class TabularKernel(TableKernel):
                     f"attribute {a.name!r} has kind {a.kind!r}; expected one of "
                     f"{('nominal', 'numeric') + UNCERTAIN_KINDS}"
                 )
-            if a.kind in ("nominal", UNCERTAIN_NOMINAL) and not a.values:
+            if a.kind in ("nominal", UNCERTAIN_NOMINAL) and not a.values and not (first_batch and a.kind == "nominal"):
                 raise ValueError(f"{a.kind} attribute {a.name!r} declares no values")
             if a.kind == UNCERTAIN_NUMERIC and self.numeric != "gaussian":
                 raise ValueError(
@@ -589,6 +593,9 @@ class TabularKernel(TableKernel):
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch. ``classes`` is required on the first call.
 
+        A DataFrame's later batch adds its new nominal values to the attributes the first
+        batch gave (:mod:`textnb.io.frames`), also to a string column the first batch had no
+        known value of (until one comes, the model cannot be saved).
         With a discretising ``numeric`` the cut points are fixed on the first call.
         ``interval_fit="censored"`` with uncertain numeric attributes raises
         ``ValueError`` (its EM fit is not a sum of per-batch statistics; use ``fit``).
@@ -597,14 +604,14 @@ class TabularKernel(TableKernel):
         check_params(self)
         if self.interval_fit == "censored" and self._declares_intervals():
             raise ValueError(_NOT_INCREMENTAL.format(what="partial_fit cannot add a batch"))
-        X, frame = self._frame_in(X, first=first, batch=not first)
+        X, frame = self._frame_in(X, first=first, batch=True)
         X, y = self._validate_xy(X, y, reset=first)
         self.classes_ = all_classes
         check_partial_fit_labels(y, self.classes_)
         y_index = class_positions(self.classes_, y)
         w = self._check_weight(sample_weight, X.shape[0])
         if first:
-            self._init_state(X, y_index, w, frame)
+            self._init_state(X, y_index, w, frame, first_batch=True)
         self._count(X, y_index, w)
         self._update()
         return self
@@ -618,10 +625,12 @@ class TabularKernel(TableKernel):
         """A pandas DataFrame as value indices and numbers (:mod:`textnb.io.frames`), and
         the attributes it declares when fitting without ``attributes`` (else None).
 
-        ``first``: ``fit`` or a first ``partial_fit``; ``batch``: a later ``partial_fit``
-        (else prediction: an unseen value is missing). In training a value declared
-        ``attributes`` lack is refused; a later batch of a model whose attributes a
-        DataFrame gave widens them with its new values (:meth:`_widen`)."""
+        ``first``: ``fit`` or a first ``partial_fit``; ``batch``: a ``partial_fit`` (a later
+        batch not ``first``: else prediction, where an unseen value is missing). In training
+        a value declared ``attributes`` lack is refused; a later batch of a model whose
+        attributes a DataFrame gave widens them with its new values (:meth:`_widen`), also
+        those of a nominal column the first batch had no known value of (a nominal
+        attribute without values yet, :func:`~textnb.io.frames.frame_attributes`)."""
         if not is_frame(X):
             return X, None
         if not first:
@@ -632,7 +641,7 @@ class TabularKernel(TableKernel):
         if self.attributes is not None:
             attrs = list(self.attributes)
             return (encode_frame(X, attrs, unknown="error") if encodable(attrs) else X), None
-        frame = frame_attributes(X)
+        frame = frame_attributes(X, first_batch=batch)
         return encode_frame(X, frame), frame
 
     def _widen(self, attributes):
@@ -651,10 +660,11 @@ class TabularKernel(TableKernel):
         self.feature_count_ = table.feature_count
         self.n_values_ = new
 
-    def _init_state(self, X, y_index, w, frame=None):
-        """Column roles, cut points (discretising modes) and empty statistics."""
+    def _init_state(self, X, y_index, w, frame=None, *, first_batch=False):
+        """Column roles, cut points (discretising modes) and empty statistics
+        (``first_batch``: of a ``partial_fit``, :meth:`_resolve_attributes`)."""
         n_classes = len(self.classes_)
-        self.attributes_ = self._resolve_attributes(X.shape[1], frame)
+        self.attributes_ = self._resolve_attributes(X.shape[1], frame, first_batch=first_batch)
         numeric = np.array([a.kind == "numeric" for a in self.attributes_], dtype=bool)
         self.cut_points_ = [None] * len(self.attributes_)
         self._check_uncertain(X)

@@ -300,13 +300,18 @@ class AODEKernel(TableKernel):
         new value of a column whose values ``attributes`` does not declare (a value index
         past the largest seen, or a DataFrame's new value) widens that attribute, as
         ``fit`` on all the batches would count it; a value past declared ones is refused.
+        A DataFrame's string column with no known value in the first batch gets its values
+        from later ones (until one comes, the model cannot be saved). A DataFrame's column
+        that the first batch's whole numbers made nominal stays so: a later number that is
+        not whole in it is refused (declare the column numeric in ``attributes``, or start
+        with a batch that shows its fractions).
         """
         all_classes, first = partial_fit_classes(self, classes)
         check_params(self)
         if first:
-            X = frame_for_fit(self, X, self.attributes, integers_nominal=True)
-        else:
-            X = frame_for_batch(self, X, self.attributes)  # a DataFrame's new values join frame_attributes_
+            X = frame_for_fit(self, X, self.attributes, integers_nominal=True, first_batch=True)
+        else:  # a DataFrame's new values join frame_attributes_
+            X = frame_for_batch(self, X, self.attributes, integers_nominal=True)
         X, y = self._validate_xy(X, y, reset=first)
         self.classes_ = all_classes
         check_partial_fit_labels(y, self.classes_)

@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from textnb.naive_bayes.base import DeclaredTags, NestedParams, SaveMixin
 from textnb.naive_bayes.base import check_partial_fit_labels, log_odds
-from textnb.naive_bayes.scoring import check_sample_weight, class_positions
+from textnb.naive_bayes.scoring import check_sample_weight, class_positions, partial_fit_classes
 from textnb.io.corpus import binary_document, document_size, document_texts, to_text
 from textnb.io.mailread import split_messages
 from textnb.text.counting import inherited, score_batch
@@ -320,7 +320,8 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learn more documents; new terms join the vocabulary.
 
-        ``classes`` is required on the first call. ``min_df``, ``max_df`` and
+        ``classes`` is required on the first call; later calls may repeat it, unchanged
+        (other classes are a ValueError, as for every model). ``min_df``, ``max_df`` and
         ``max_features`` apply in ``fit`` only.
 
         The vocabulary stays in ``fit``'s column order (alphabetical, as scikit-learn's):
@@ -335,22 +336,23 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         data seen so far. The event model and smoothing are chosen on the first batch
         and kept; each batch's frequency-estimate passes score the batch under the model
         of the batches before it; ``scale_`` is refitted on each batch of 50 documents or
-        more; its samples and folds are keyed on a document's content (its terms' columns
-        in the vocabulary so far, counts and class) and the seed. The same batches in the
+        more, with the scale before (a smaller batch keeps it: a model learned only in
+        batches of fewer than 50 documents has no scale, however many documents they add
+        up to, and its probabilities are the raw scores', which a DataWarning says: give it
+        batches of 50 or more); its samples and folds are keyed on a document's content
+        (its terms' columns in the vocabulary so far, counts and class) and the seed. The same batches in the
         same order always give the same model; another order or split gives another
         model (the vocabulary and ``class_documents_`` are the same).
         """
         self._check_own_params()
-        first = not hasattr(self, "model_")
+        all_classes, first = partial_fit_classes(self, classes)  # (later calls: the same classes or none)
         if first:
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit.")
-            check_classification_targets(np.asarray(classes))
+            check_classification_targets(all_classes)
             self.vectorizer_ = clone(self.vectorizer) if self.vectorizer is not None else Vectorizer()
             self.model_ = clone(self.model) if self.model is not None else DiscriminativeNB()
             if not self._streams(self.model_, self.vectorizer_):
                 raise _not_streamed("partial_fit")
-            self.classes_ = np.unique(np.asarray(classes))
+            self.classes_ = all_classes
             self.vectorizer_._set_terms([])
             if isinstance(self.model_, DiscriminativeNB):
                 self.model_._begin(self.classes_, 0)
@@ -424,6 +426,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
                     layer[:, known] = getattr(model, name)
                     setattr(model, name, layer)
             model.fit_rows(Xb, yb, wb, dropped=dropped)
+            model._warn_uncalibrated(Xb.shape[0], stacklevel=4)  # (_add, partial_fit, all_or_nothing: the caller)
             return
         cc = model.class_count_ + sign * acc.class_count
         fc = grown + sign * np.take(acc.sums, order, axis=1)

@@ -170,13 +170,15 @@ class MixedNB(MixedKernel, BaseNB):
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch; ``classes`` is required on the first call. Text vocabularies grow
         (new words get columns); ``min_df`` / ``max_df`` / ``max_features`` apply in
-        ``fit`` only, as for :class:`~textnb.text.classifier.TextClassifier`."""
+        ``fit`` only, as for :class:`~textnb.text.classifier.TextClassifier`. A DataFrame's
+        later batch adds new nominal values, also to a column the first batch had no known
+        value of, as TabularNB's ``partial_fit``."""
         all_classes, first = partial_fit_classes(self, classes)
         if first and any(getattr(a, "is_text", False) for a in self.attributes or ()):
             _check_sorted_classes(all_classes, None, "partial_fit")
         check_params(self._tabular_template())
         if first or not is_frame(X):
-            X, frame = self._frame_in(X, first=True) if first else (X, None)
+            X, frame = self._frame_in(X, first=True, batch=True) if first else (X, None)
         else:  # a later batch: new values widen attributes a DataFrame gave (as TabularNB); declared ones refuse them
             if self.attributes is None:
                 self._widen(with_values_of(X, self.attributes_))

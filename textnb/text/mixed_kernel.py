@@ -290,13 +290,13 @@ class MixedKernel(TableKernel):
     def _text_part(self, node):
         return TextPart(node)
 
-    def _frame_in(self, X, *, first):
+    def _frame_in(self, X, *, first, batch=False):
         """A pandas DataFrame read as TabularNB reads it (:meth:`TabularKernel._frame_in
         <textnb.naive_bayes.tabular_kernel.TabularKernel._frame_in>`, :mod:`textnb.io.frames`:
         object, string, category and bool columns nominal, numbers numeric), and the
         attributes it declares when fitting without ``attributes`` (else None). With declared
         text attributes the frame is handed on as it is (text cells stay strings)."""
-        return TabularKernel._frame_in(self, X, first=first)
+        return TabularKernel._frame_in(self, X, first=first, batch=batch)
 
     def _resolve_attributes(self, n_features, frame=None):
         if self.attributes is None and frame is not None:  # a DataFrame's columns
