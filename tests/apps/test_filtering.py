@@ -1652,3 +1652,26 @@ def test_a_journal_of_the_digests_before_session_48_still_finds_its_messages():
     assert _mbox_digest(msg) != message_digest(msg) and _mbox_digest(msg) in key.split(" ")
     assert listed({_mbox_digest(msg): "spam"}, key) == (_mbox_digest(msg), "spam")
     assert listed({}, key) == (message_digest(msg), None)
+
+
+def test_registering_into_a_small_discriminative_spam_model_gives_no_library_advice(corpus, tmp_path):
+    """A registration is a partial_fit batch of a few messages: DiscriminativeNB's warning
+    (a batch under 50 documents fits no calibration scale; give partial_fit batches of 50)
+    reached every ``spamfilter --register-*`` into a discriminative model of fewer than 50
+    messages, advice a spamfilter user cannot act on. The spam path says nothing."""
+    import warnings
+
+    from textnb.io.mailread import iter_messages
+
+    for label, source in (("s", corpus / "spam"), ("h", corpus / "ham.mbox")):
+        (tmp_path / label).mkdir()
+        for i, (_, m) in zip(range(10), iter_messages(source)):  # (20 messages: too few to calibrate on)
+            (tmp_path / label / f"{i}.eml").write_bytes(m)
+    model = tmp_path / "d.tnb"
+    train_model(model, [tmp_path / "s"], [tmp_path / "h"], kind="discriminative")
+    assert getattr(textnb.load(model).model_, "scale_", None) is None
+    message = (tmp_path / "s" / "0.eml").read_bytes()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        update_model(model, register=[(SPAM, message + b"\nmore words here\n")])
+    assert not [w for w in caught if "partial_fit batch" in str(w.message)], [str(w.message) for w in caught]

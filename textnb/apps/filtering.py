@@ -39,6 +39,7 @@ import os
 import shutil
 import stat
 import sys
+import warnings
 import tempfile
 from dataclasses import dataclass
 from functools import partial
@@ -624,7 +625,12 @@ def _learn(model, triples, method, progress=None):
                     raise InputError(f"{_first_uncounted(model, batch) or 'these messages'}: cannot unregister "
                                      f"as {labels[0] if len(set(labels)) == 1 else 'spam / ham'}: {exc}") from None
             else:
-                model.partial_fit(texts, labels, classes=list(CLASSES))
+                with warnings.catch_warnings():
+                    # (a registration is a batch of a few messages: the library's advice to give
+                    # partial_fit batches of 50 means nothing to a spamfilter user, who would read it
+                    # on every run; the spam verdict reads the log-odds against the cut-offs)
+                    warnings.filterwarnings("ignore", message=r"DiscriminativeNB: a partial_fit batch of fewer than")
+                    model.partial_fit(texts, labels, classes=list(CLASSES))
         done += len(batch)
         if progress is not None:
             progress(done)
