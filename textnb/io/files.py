@@ -7,7 +7,6 @@ Standard library only (the mail filters' fast path imports this).
 import errno
 import io
 import os
-import re
 
 from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, folders_above, open_regular_stat
@@ -453,9 +452,18 @@ def is_named_pipe(path):
 
 
 
-#: the folders whose entries are a process's open descriptors (Linux's /proc, and /dev/fd
-#: where it is a folder of its own)
-_DESCRIPTOR_FOLDER = re.compile(r"/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/fd|/dev/fd")
+def _descriptor_folder(folder):
+    """Whether ``folder`` (a real path) is one whose entries are a process's open descriptors:
+    Linux's ``/proc/(self|thread-self|PID)[/task/TID]/fd``, and ``/dev/fd`` where it is a
+    folder of its own (without re: the batch path of text messages imports none)."""
+    if folder == "/dev/fd":
+        return True
+    parts = folder.split("/")
+    if len(parts) not in (4, 6) or parts[:2] != ["", "proc"] or parts[-1] != "fd":
+        return False
+    if not (parts[2] in ("self", "thread-self") or parts[2].isdigit()):
+        return False
+    return len(parts) == 4 or (parts[3] == "task" and parts[4].isdigit())
 
 
 def names_a_descriptor(path):
@@ -471,7 +479,7 @@ def names_a_descriptor(path):
     path = os.path.abspath(path)
     for _ in range(40):  # (the kernel's limit of links in a path: a loop of links ends here)
         parent = os.path.realpath(os.path.dirname(path))
-        if _DESCRIPTOR_FOLDER.fullmatch(parent):
+        if _descriptor_folder(parent):
             return True
         try:
             target = os.readlink(path)
