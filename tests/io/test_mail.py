@@ -383,8 +383,8 @@ def _tricky_mbox(rng, n):
         r = rng.random()
         sep = b"From a@b.example Tue Dec  1 10:00:%02d 2026\n" % (i % 60)
         body = b"Subject: m%d\n\n" % i + b"line of text\n" * rng.randint(0, 30)
-        if r < 0.1:
-            body += b"From inside the body Tue Dec  1 10:00:00 2026\n"
+        if r < 0.1:  # (after a line of text: after an empty one such a line is a separator)
+            body += b"text\nFrom inside the body Tue Dec  1 10:00:00 2026\n"
         elif r < 0.2:
             body += b"\nFrom not a separator line\n"
         elif r < 0.3:

@@ -1383,7 +1383,10 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None, on_warning=
                         continue
                     yield source, None, data
                 continue
-            if not whole and mail.is_mbox(file):  # each message whole (it is copied out), one at a time
+            box = None if whole else mail.mailbox_format(file)
+            if box == "babyl":
+                mail.refuse_babyl(file)
+            if box is not None:  # an mbox or MMDF file: each message whole (it is copied out), one at a time
                 messages = mail._mbox_in_pieces(file, None)
                 first, second = next(messages, None), next(messages, None)
                 if second is None:

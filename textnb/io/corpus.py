@@ -47,7 +47,7 @@ from pathlib import Path
 
 from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenAsData, NotATextCorpus, RowError, check_input,
                                  counted, empty_input, input_name, missing_input, missing_reason, short_repr)
-from textnb.io.files import (BOM, DEFAULT_LABEL_PREFIX, MAILDIR_PARTS, PipeReader, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
+from textnb.io.files import (BOM, DEFAULT_LABEL_PREFIX, MAILBOX_STARTS, MAILDIR_PARTS, PipeReader, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
                              is_maildir, is_named_pipe, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device,
                              read_rest, spill_input, spill_stream, SpilledInput)
 from textnb.io.jsonlines import (JSON_LINES_EXTENSIONS, check_json_cells, head_of, is_json_lines, is_listed,
@@ -1807,9 +1807,10 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
                 except InputError as exc:  # (a broken link, a file of no permission: left out, said so, as
                     yield f, None, _unread_reason(f, exc)  # a binary one is; the folder's other files read)
                     continue
-                # a document at once unless it may be an mbox to split (what split splits begins with a
-                # From line); a Maildir's file is one message, never split as an mbox
-                if split is None or whole or data[:5] != b"From ":
+                # a document at once unless it may be a mailbox to split (what split splits begins with a
+                # From line, a byte-order mark, a blank line or an MMDF line: MAILBOX_STARTS); a Maildir's
+                # file is one message, never split as an mbox
+                if split is None or whole or not data.startswith(MAILBOX_STARTS):
                     text = text_of(data)
                     yield f, text, None if text is not None else skipped_reason(f)
                     continue
@@ -2055,7 +2056,7 @@ def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True, split=None, s
         return cut_text(doc, max_bytes)
     if isinstance(doc, Path):
         data = read_bytes(doc, max_bytes)
-        if split is not None and data[:5] == b"From " and type(doc) is not OneMessage:  # (the bytes in hand: an mbox file's messages, as predict reads them)
+        if split is not None and data.startswith(MAILBOX_STARTS) and type(doc) is not OneMessage:  # (the bytes in hand: an mbox file's messages, as predict reads them)
             messages = mbox_documents(str(doc), data, split, max_bytes, decode, stream)
             if messages is not None:
                 return messages

@@ -11,12 +11,17 @@ import os
 from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, folders_above, open_regular_stat
 
-__all__ = ["BATCH_BYTES", "BOM", "DEFAULT_LABEL_PREFIX", "MAILDIR_PARTS", "PipeReader", "Prefixed", "first_bytes", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files", "names_a_descriptor",
+__all__ = ["BATCH_BYTES", "BOM", "DEFAULT_LABEL_PREFIX", "MAILBOX_STARTS", "MAILDIR_PARTS", "PipeReader", "Prefixed", "first_bytes", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files", "names_a_descriptor",
            "is_device", "is_maildir", "is_named_pipe", "noting_empty_folder", "open_regular_binary", "read_regular_file", "refuse_device",
            "read_rest", "regular_reader", "source_batches", "spill_input", "spill_stream"]
 
 #: a UTF-8 byte-order mark (what Windows editors put before a file's text)
 BOM = b"\xef\xbb\xbf"
+
+#: what a mailbox file may start with (:func:`textnb.io.mailread.file_messages` looks further
+#: only at a file that does): an mbox ``From`` line, a UTF-8 byte-order mark or blank lines
+#: before it, an MMDF mailbox's ``^A^A^A^A`` line, a Babyl (Emacs RMAIL) file's first line
+MAILBOX_STARTS = (b"From ", BOM, b"\n", b"\r", b" ", b"\t", b"\x01\x01\x01\x01", b"BABYL OPTIONS:")
 
 _CHUNK = 1 << 16
 

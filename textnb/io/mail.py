@@ -40,6 +40,8 @@ from textnb.io.mailread import (  # noqa: F401 (re-exported: the reading half of
     is_maildir,
     is_mbox,
     is_special,
+    mailbox_format,
+    refuse_babyl,
     iter_messages,
     looks_like_mail,
     map_messages,
@@ -90,6 +92,8 @@ __all__ = [
     "is_empty_message",
     "is_mbox",
     "is_maildir",
+    "mailbox_format",
+    "refuse_babyl",
 ]
 
 

@@ -14,11 +14,12 @@ import stat
 from textnb.core.errors import InputError, missing_input
 from textnb.core.regular import NotRegularFile, open_regular_stat
 from textnb.core.forkmap import can_fork_here, fork_map, jobs_count, spare_cpus
-from textnb.io.files import (BOM, MAILDIR_PARTS, Prefixed, decode_cut, first_bytes, folder_files, is_maildir,
+from textnb.io.files import (BOM, MAILBOX_STARTS, MAILDIR_PARTS, Prefixed, decode_cut, first_bytes, folder_files, is_maildir,
                              is_named_pipe, noting_empty_folder, refuse_device, regular_reader)
 from textnb.io.files import read_regular_file as _read_file
 
-__all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
+__all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox", "mailbox_format",
+           "refuse_babyl",
            "looks_like_mail", "is_empty_message", "refuse_empty_message", "iter_messages", "message_files", "read_messages",
            "file_messages", "split_messages", "PIPE", "is_named_pipe", "map_messages"]
 
@@ -35,9 +36,18 @@ _FORK_FILES, _CHUNK_FILES, _BATCH = 64, 16, 500
 #: Regular expressions, compiled on first use (``import re`` costs a fast start more than
 #: reading a folder of short messages): module attributes through :func:`__getattr__`.
 _SOURCES = {
-    # "From " separator line of an mbox: "From <sender> <asctime date>"
-    "_FROM_LINE": rb"^From \S+\s+(?:[A-Z][a-z]{2},?\s+)?(?:[A-Z][a-z]{2}\s+\d{1,2}|\d{1,2}\s+[A-Z][a-z]{2})"
-                  rb"\s+(?:\d{4}\s+)?\d{1,2}:\d\d",
+    # "From " separator line of an mbox: "From <sender> <date>", the date at the line's end. The
+    # sender is any text, even none (a Mailman archive's "john at example.com", SpamAssassin's
+    # "x@[1086695621] [ufa]", a quoted local part, an empty one), as Python's mailbox, mutt and
+    # bogofilter split there; the date asctime's "[Mon ]Sep  2 [2002 ]11:00[:00]", RFC 5322's
+    # "[Mon, ]2 Sep 2002 11:00[:00]" or ISO 8601's "2002-09-02[T]11:00[:00]", then up to three
+    # time zones or years ("+0200", "MET DST 1995", "2002"), and UUCP's "remote from <host>"
+    "_FROM_LINE": rb"^From [ \t]*(?:[^ \t\r\n]+[ \t]+)*?(?=[A-Z\d])"  # (the date tried at each word)
+                  rb"(?:(?:[A-Z][a-z]{2},?[ \t]+)?(?:[A-Z][a-z]{2}[ \t]+\d{1,2}|\d{1,2}[ \t]+[A-Z][a-z]{2})"
+                  rb"[ \t]+(?:\d{4}[ \t]+)?|\d{4}-\d\d-\d\d(?:T|[ \t]+))"
+                  rb"\d{1,2}:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?"
+                  rb"(?:[ \t]+(?:[A-Z]{1,5}|[+-]\d{4}|\d{2,4})){0,3}(?:[ \t]+remote from [^\s]+)?"
+                  rb"[ \t]*(?:\r?\n|\r|\Z)",
     "_HEADER_LINE": rb"^[!-9;-~]+:",
     "_B64_JUNK": rb"[^A-Za-z0-9+/]",
     "_B64_CLEAN": rb"(?:[A-Za-z0-9+/]{4}|\r?\n)*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?\s*",
@@ -156,12 +166,66 @@ def _open_regular(path):
 
 
 def is_mbox(path):
-    """True for a file whose first line is an mbox ``From <sender> <date>`` line."""
+    """True for a mailbox file that the reader splits into its messages (:func:`_box_head`):
+    its first line (after a UTF-8 byte-order mark and blank lines) an mbox ``From <sender>
+    <date>`` line or an MMDF mailbox's ``^A^A^A^A`` line."""
+    return mailbox_format(path) in ("mbox", "mmdf")
+
+
+def mailbox_format(path):
+    """The kind of mailbox the file ``path`` is, by its first 4096 bytes (:func:`_box_head`):
+    ``"mbox"``, ``"mmdf"`` (both split into their messages), ``"babyl"`` (refused:
+    :func:`refuse_babyl`) or None (one message, or it cannot be read: reading it reports
+    that)."""
     try:
         with _open_regular(path) as f:
-            return bool(_pattern("_FROM_LINE").match(f.readline(4096)))
+            return _box_head(os.pread(f.fileno(), 4096, 0))[0]
     except (OSError, InputError):
-        return False
+        return None
+
+
+#: the line that opens and closes each message of an MMDF mailbox (as Python's
+#: :class:`mailbox.MMDF` and the MMDF and SCO mailers write it)
+_MMDF = b"\x01\x01\x01\x01"
+
+
+def _box_head(head):
+    """``(kind, at)`` of a file whose first bytes (at most 4096 of them are looked at) are
+    ``head``: ``at`` the offset of its first line after a UTF-8 byte-order mark and blank
+    lines (Python's :mod:`mailbox` skips both; a Windows editor adds the mark), ``kind``
+    what that line opens: ``"mbox"`` (an mbox ``From <sender> <date>`` line), ``"mmdf"``
+    (an MMDF mailbox's ``^A^A^A^A`` line), ``"babyl"`` (an Emacs RMAIL file's ``BABYL
+    OPTIONS:``), or None (one message; ``at`` 0). The one test of every reader of a file,
+    a piece of one or a pipe."""
+    if head.startswith(b"From "):  # (the common case: no copy of the bytes)
+        return ("mbox", 0) if _starts_with_from_line(head) else (None, 0)
+    if not head.startswith(MAILBOX_STARTS):
+        return None, 0
+    at = 3 if head.startswith(BOM) else 0
+    if head.startswith((b"\n", b"\r", b" ", b"\t"), at):
+        rest = head[at:4096]
+        text = rest.lstrip(b" \t\r\n")
+        gap = rest[:len(rest) - len(text)]
+        at += max(gap.rfind(b"\n"), gap.rfind(b"\r")) + 1  # (the start of the line that is not blank)
+    if head.startswith(b"From ", at):
+        return ("mbox", at) if _starts_with_from_line(head[at:at + 4096]) else (None, 0)
+    if head.startswith(_MMDF, at) and head[at + 4:at + 5] in (b"", b"\n", b"\r"):
+        return "mmdf", at
+    if head.startswith(b"BABYL OPTIONS:", at):
+        return "babyl", at
+    return None, 0
+
+
+def refuse_babyl(path):
+    """Raise the one-line refusal (InputError) of the Babyl (Emacs RMAIL) mailbox ``path``:
+    every reader refuses one, never reading it as one message."""
+    raise InputError(f"{path}: a Babyl (Emacs RMAIL) mailbox: not read; convert it to mbox, e.g. with "
+                     f"Emacs's M-x unrmail or Python's mailbox module (mailbox.Babyl to mailbox.mbox)")
+
+
+def _is_mmdf_line(line):
+    """Whether ``line`` (a line with its end) is an MMDF mailbox's ``^A^A^A^A`` line."""
+    return line.startswith(_MMDF) and line[4:] in (b"", b"\n", b"\r\n", b"\r")
 
 
 def _lf(data):
@@ -230,7 +294,7 @@ def looks_like_mail(data):
     that opens a header as the mail reader reads it
     (:func:`_starts_with_field`: ``Name: value``, or ``Name:value`` of a mail field)."""
     head = data[:4096].lstrip(b"\r\n")
-    return bool(_pattern("_FROM_LINE").match(head)) or _starts_with_field(_lf(head))
+    return _starts_with_from_line(head) or _starts_with_field(_lf(head))
 
 
 def _iter_mbox(path, max_bytes, start=0, stop=None):
@@ -246,33 +310,49 @@ def _iter_mbox(path, max_bytes, start=0, stop=None):
     large mbox read in pieces, :func:`map_messages`).
     """
     with _open_regular(path) as f:
-        cr = _bare_cr_lines(os.pread(f.fileno(), 4096, 0))
+        head = os.pread(f.fileno(), 4096, 0)
+        cr = _bare_cr_lines(head)
+        kind, first = _box_head(head)
+        start = start or first  # (the file's first line after a byte-order mark and blank lines)
         if start:
             f.seek(start)
-        yield from _mbox_messages(f, cr, path, max_bytes, start, stop)
+        yield from _mbox_messages(f, cr, path, max_bytes, start, stop, kind == "mmdf")
 
 
-def _mbox_messages(f, cr, path, max_bytes, at=0, stop=None):
+def _mbox_messages(f, cr, path, max_bytes, at=0, stop=None, mmdf=False):
     """:func:`_iter_mbox`'s messages, read line by line from the open binary stream ``f``
     (a file at offset ``at``, or a pipe as it comes: :func:`_pipe_messages`), ``cr`` whether
     its lines end with a bare CR (:func:`_bare_cr_lines`): the one mbox splitter of every
-    reader that streams. Memory holds one message (its first ``max_bytes``) at a time."""
+    reader that streams. Memory holds one message (its first ``max_bytes``) at a time.
+
+    ``mmdf``: an MMDF mailbox (:func:`_box_head`), whose messages are split at its
+    ``^A^A^A^A`` lines (where they are, not only after an empty line; a From line is text),
+    what lies between a closing line and the next opening one (nothing, or white space) is
+    no message, and a From line just after an opening line is its sender's line (Python's
+    :class:`mailbox.MMDF` writes one), not part of the message, as an mbox's is not."""
     from_line = _pattern("_FROM_LINE")
     number = 0
     parts, size, started = [], 0, False
     prev_blank, at_line_start = True, True  # (at ``start`` too: it follows an empty line)
+    envelope = False  # (MMDF: the line after an opening line, a From line dropped there)
     for line, raw in _mbox_lines(f, cr):
         at += len(raw)
-        if at_line_start and prev_blank and line.startswith(b"From ") and from_line.match(line):
+        if (_is_mmdf_line(line) if mmdf else prev_blank and line.startswith(b"From ") and from_line.match(line)) \
+                and at_line_start:
             if stop is not None and at - len(raw) >= stop:
                 break  # the next piece's first message
-            if started:
+            if started and not (mmdf and _blank_parts(parts)):
                 number += 1
                 yield f"{path}:{number}", _strip_last_newline(b"".join(parts), cr)
-            parts, size, started = [], 0, True
+            parts, size, started, envelope = [], 0, True, mmdf
             at_line_start = line.endswith(b"\n")
             prev_blank = False
             continue
+        if envelope:
+            envelope = False
+            if line.startswith(b"From ") and from_line.match(line):
+                at_line_start = line.endswith(b"\n")
+                continue
         if line.endswith(b"\n"):
             prev_blank = at_line_start and line.strip(b"\r\n") == b""
             at_line_start = True
@@ -284,9 +364,14 @@ def _mbox_messages(f, cr, path, max_bytes, at=0, stop=None):
         if max_bytes is None or size < max_bytes:
             parts.append(raw)
             size += len(raw)
-    if started:
+    if started and not (mmdf and _blank_parts(parts)):
         number += 1
         yield f"{path}:{number}", _strip_last_newline(b"".join(parts), cr)
+
+
+def _blank_parts(parts):
+    """Whether the lines ``parts`` hold nothing but white space (none at all, too)."""
+    return all(not part or part.isspace() for part in parts)
 
 
 def _bare_cr_lines(head):
@@ -362,7 +447,9 @@ def _mbox_pieces(path, size):
 def _mbox_separator(fd, pos):
     """The offset of the first line at or after ``pos`` (> 0) of the open mbox file ``fd``
     at which :func:`_iter_mbox` starts a message (:func:`_from_line_at`), or None."""
-    cr = _bare_cr_lines(os.pread(fd, 4096, 0))
+    head = os.pread(fd, 4096, 0)
+    cr, mmdf = _bare_cr_lines(head), _box_head(head)[0] == "mmdf"
+    separator = b"\n" + _MMDF if mmdf else b"\nFrom "
 
     def read(size, offset):
         if not cr:
@@ -372,26 +459,29 @@ def _mbox_separator(fd, pos):
     off = pos - 1  # (the newline before a line starting at pos)
     while True:
         data = read(_WINDOW, off)
-        i = data.find(b"\nFrom ")
+        i = data.find(separator)
         while i >= 0:
             at = off + i + 1
             line = read(_CHUNK, at)  # what readline(_CHUNK) reads there
             nl = line.find(b"\n")
-            if _from_line_at(line if nl < 0 else line[:nl + 1], read, at):
+            if _from_line_at(line if nl < 0 else line[:nl + 1], read, at, mmdf):
                 return at
-            i = data.find(b"\nFrom ", i + 1)
+            i = data.find(separator, i + 1)
         if len(data) < _WINDOW:
             return None
-        off += len(data) - 5  # (a "\nFrom " across the edge is found in the next window)
+        off += len(data) - 5  # (a "\nFrom " or "\n^A^A^A^A" across the edge is found in the next window)
 
 
-def _from_line_at(line, read, at):
+def _from_line_at(line, read, at, mmdf=False):
     """Whether :func:`_iter_mbox` starts a message at the line that begins at offset ``at``
     of a file (0, or just after a newline): ``line`` (what one ``readline(_CHUNK)`` reads
     there) is a From line, and there is no line before it or that line is empty (CRs
     only before its LF) and read as one (at most :data:`_CHUNK` bytes). ``read(size,
     offset)`` gives the file's bytes. The one test of a separator line that the readers
-    of an mbox held in memory and of one read in pieces share with the line reader."""
+    of an mbox held in memory and of one read in pieces share with the line reader.
+    ``mmdf``: an MMDF mailbox's, whose separator is a ``^A^A^A^A`` line wherever it is."""
+    if mmdf:
+        return _is_mmdf_line(line)
     if not (line.startswith(b"From ") and _pattern("_FROM_LINE").match(line)):
         return False
     if not at:
@@ -413,21 +503,26 @@ def _from_line_at(line, read, at):
 _SMALL_MBOX = 1 << 20
 
 
-def _split_small_mbox(path, data, cr=None):
+def _split_small_mbox(path, data, cr=None, box=None):
     """The messages :func:`_iter_mbox` yields, from the whole (small) file ``data`` (or a
     piece of the file, from one of its From lines: then ``cr``, whether the *file* ends
     its lines with a bare CR, as :func:`_iter_mbox` tells it from the file's first bytes,
     not the piece's); None when a From line is longer than a read chunk (then the
-    streaming reader is used)."""
+    streaming reader is used). ``box``: :func:`_box_head` of ``data``, when known."""
     starts = []  # (start of the From line, start of the message after it)
     raw, cr = data, _bare_cr_lines(data[:4096]) if cr is None else cr
     if cr:  # (bare-CR lines: found as LF ones, the same offsets; the messages as they are)
         data = _as_lf(data)
-    candidates = [0] if data.startswith(b"From ") else []
-    i = data.find(b"\nFrom ")
+    kind, first = box or _box_head(data)  # (a piece starts at a separator: its own first line tells the kind)
+    if kind not in ("mbox", "mmdf"):
+        return None  # (a first From line longer than _box_head looks at: the line reader's)
+    mmdf = kind == "mmdf"
+    separator = b"\n" + _MMDF if mmdf else b"\nFrom "
+    candidates = [first]
+    i = data.find(separator, first)
     while i >= 0:
         candidates.append(i + 1)
-        i = data.find(b"\nFrom ", i + 1)
+        i = data.find(separator, i + 1)
 
     def read(size, offset):
         return data[offset:offset + size]
@@ -437,12 +532,18 @@ def _split_small_mbox(path, data, cr=None):
         end = len(data) if end < 0 else end + 1
         if end - here > _CHUNK:
             return None  # (the line reader reads such a line in steps)
-        if _from_line_at(data[here:end], read, here):
+        if here == first or _from_line_at(data[here:end], read, here, mmdf):  # (the first: _box_head's)
             starts.append((here, end))
     out = []
     for k, (_, body) in enumerate(starts):
         stop = starts[k + 1][0] if k + 1 < len(starts) else len(data)
-        out.append((f"{path}:{k + 1}", _strip_last_newline(raw[body:stop], cr)))
+        if mmdf:  # (as _mbox_messages reads one: a From line opening a message dropped, a blank gap none)
+            if data.startswith(b"From ", body) and _starts_with_from_line(data[body:body + 4096]):
+                nl = data.find(b"\n", body, stop)
+                body = stop if nl < 0 else nl + 1
+            if not raw[body:stop].strip():
+                continue
+        out.append((f"{path}:{len(out) + 1}", _strip_last_newline(raw[body:stop], cr)))
     return out
 
 
@@ -815,7 +916,10 @@ def read_messages(path, max_bytes=DEFAULT_MAX_BYTES, *, whole=False):
     if whole:
         return [(path, refuse_empty_message(path, _read_file(path, max_bytes)))]
     if max_bytes is not None and max_bytes < 4096:  # the first line may pass the cap
-        return _iter_mbox_file(path, max_bytes) if is_mbox(path) else [
+        kind = mailbox_format(path)
+        if kind == "babyl":
+            refuse_babyl(path)
+        return _iter_mbox_file(path, max_bytes) if kind is not None else [
             (path, refuse_empty_message(path, _read_file(path, max_bytes)))]
     data = _read_file(path, max_bytes)
     split = file_messages(path, data, max_bytes)
@@ -824,7 +928,9 @@ def read_messages(path, max_bytes=DEFAULT_MAX_BYTES, *, whole=False):
 
 def file_messages(path, data, max_bytes=DEFAULT_MAX_BYTES, *, pipe=False):
     """The ``(source, bytes)`` messages of the file ``path`` whose first ``max_bytes``
-    bytes are ``data``, when it is an mbox (its first line an mbox ``From`` line): the one
+    bytes are ``data``, when it is an mbox (its first line an mbox ``From`` line) or an MMDF
+    mailbox (a ``^A^A^A^A`` line), after a UTF-8 byte-order mark and blank lines
+    (:func:`_box_head`; a Babyl file, Emacs RMAIL's, is refused, InputError): the one
     rule of every command that reads a file of documents or mail (``textnb predict``,
     ``topicfilter``, ``spamfilter --batch``): a file of several messages is split,
     ``<path>:<n>``; a file of one message is that message, named ``path``, the file as it
@@ -835,13 +941,18 @@ def file_messages(path, data, max_bytes=DEFAULT_MAX_BYTES, *, pipe=False):
     is the first bytes of a pipe (at least 4096, :data:`_PIPE_HEAD`, or all there is) and the
     rest comes from ``pipe``: the messages are read from it as they come (:func:`_pipe_mbox`:
     each one's first ``max_bytes``, memory bounded by one message)."""
-    if not (data.startswith(b"From ") and _starts_with_from_line(data)):
+    if not data.startswith(MAILBOX_STARTS):
         return None
+    kind, first = _box_head(data)
+    if kind is None:
+        return None
+    if kind == "babyl":
+        refuse_babyl(path)
     if pipe:
-        return _pipe_mbox(path, data, pipe, max_bytes)
+        return _pipe_mbox(path, data, pipe, max_bytes, first, kind == "mmdf")
     # an mbox: split from these bytes when they hold the whole file, else read in steps
     split = None if len(data) > _SMALL_MBOX or (max_bytes is not None and len(data) >= max_bytes) \
-        else _split_small_mbox(path, data)
+        else _split_small_mbox(path, data, box=(kind, first))
     return _iter_mbox_file(path, max_bytes) if split is None else list(_one_or_many(path, iter(split), lambda: data))
 
 
@@ -880,7 +991,7 @@ def _pipe_messages(path, max_bytes):
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
-def _pipe_mbox(path, head, stream, max_bytes):
+def _pipe_mbox(path, head, stream, max_bytes, first=0, mmdf=False):
     """The ``(source, bytes)`` messages of an mbox in a pipe whose first bytes are ``head``
     and whose rest comes from ``stream``, read line by line as it comes, by the splitter
     of a large mbox file (:func:`_mbox_messages`): ``<path>:<n>`` each, its first
@@ -888,9 +999,12 @@ def _pipe_mbox(path, head, stream, max_bytes):
     a pipe of one message that message, named ``path``, the pipe's first ``max_bytes``
     with its From line (:func:`_one_or_many`), as for a file. ``max_bytes`` None: each
     message whole (``topicfilter`` copies them out); the pipe's bytes kept for a pipe of
-    one message are dropped once a message is out (memory: two messages at most)."""
-    reader = Prefixed(head, stream, keep=max_bytes)
-    messages = _mbox_messages(io.BufferedReader(reader, _CHUNK), _bare_cr_lines(head[:4096]), path, max_bytes)
+    one message are dropped once a message is out (memory: two messages at most). ``first``:
+    the offset in ``head`` of its first line (after a byte-order mark and blank lines),
+    ``mmdf``: an MMDF mailbox (:func:`_box_head`)."""
+    reader = Prefixed(head[first:] if first else head, stream, keep=max_bytes)
+    messages = _mbox_messages(io.BufferedReader(reader, _CHUNK), _bare_cr_lines(head[:4096]), path, max_bytes,
+                              mmdf=mmdf)
     for pair in _one_or_many(path, messages, reader.kept):
         reader.forget()  # (the pipe's first bytes make a pipe of one message: decided once one is out)
         yield pair
@@ -1050,12 +1164,18 @@ def _one_or_many(path, stream, file_bytes):
     """The ``(source, bytes)`` pairs of an mbox file's ``stream`` of messages: a file
     holding one message keeps its plain name as the source, and is the file as it is,
     its From line too (``file_bytes()``: what ``textnb predict`` reads from it; the mail
-    reader drops the line again, so the spam models see no change); an empty message
-    (:func:`is_empty_message`) stays so (refused as empty where it is used)."""
+    reader drops the line again, so the spam models see no change) when it starts with
+    that line (else, an MMDF file or one with a byte-order mark or blank lines first, the
+    message as the splitter reads it); an empty message (:func:`is_empty_message`) stays
+    so (refused as empty where it is used)."""
     first = next(stream, None)
     second = next(stream, None)
     if first is not None and second is None:
-        yield path, (first[1] if is_empty_message(first[1]) else file_bytes())
+        if is_empty_message(first[1]):
+            yield path, first[1]
+        else:
+            data = file_bytes()
+            yield path, data if data.startswith(b"From ") else first[1]
     elif first is not None:
         yield first
         yield second
