@@ -52,6 +52,13 @@ def test_train_dot_and_dot_dot_name_the_model_after_the_folder(tmp_path, monkeyp
     assert rc == 0 and "-> news.tnb" in out, (out, err)
     assert (tmp_path / where / "news.tnb").is_file() and not list(tmp_path.rglob("*..tnb"))
     assert default_model_path("/") == "model.tnb" and default_model_path("-") == "stdin.tnb"
+    if where == "news" and path == ".":  # run again there: the model is a file of the corpus now; the
+        rc, out, err = _run("train", path)  # refusal says where to write it instead, and that works
+        assert rc == 1 and "is a file of the input folder" in err and len(err.strip().splitlines()) == 1, err
+        suggested = err.split("e.g. -o ", 1)[1].strip().rstrip(")")
+        assert suggested == str((tmp_path / "news.tnb").resolve())
+        rc, out, err = _run("train", path, "-o", suggested)
+        assert rc == 0 and (tmp_path / "news.tnb").is_file(), err
 
 
 @pytest.mark.parametrize("train, test", [(WEATHER, WEATHER.read_bytes()), ("c.tsv", CORPUS)], ids=["arff", "tsv"])

@@ -445,8 +445,11 @@ def refuse_input_as_output(output, inputs):
             inside = os.path.realpath(output)
             folder = os.path.realpath(source).rstrip(os.sep) + os.sep
             if inside.startswith(folder) or _below_folder(inside, source):  # an existing file of an input
+                # (what to do said: found by a user trial, `train .` inside the corpus wrote its
+                # model there, and the same command run again was refused without a way out)
                 raise InputError(f"{os.fspath(output)}: is a file of the input folder {os.fspath(source)}; "
-                                 f"refusing to replace it")
+                                 f"refusing to replace it (write the output outside the folder, e.g. "
+                                 f"-o {os.path.join(os.path.dirname(os.path.realpath(source)), os.path.basename(output))})")
 
 
 def _below_folder(path, folder):
