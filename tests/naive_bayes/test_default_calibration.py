@@ -405,6 +405,11 @@ def test_the_scale_weight_is_kept_in_the_model_file_and_summed_by_merge(sms, sms
     clf = TextClassifier().fit(docs[:3000], y[:3000])
     clf.save(tmp_path / "m.tnb")
     assert load(tmp_path / "m.tnb").model_.scale_weight_ == clf.model_.scale_weight_ > 0
+    # a weight is a sum over weighted documents: as large as their weights make it (3e12 each here:
+    # about 1e15, over the first bound the model file gave it, which refused to save it)
+    heavy = TextClassifier().fit(docs[:3000], y[:3000], sample_weight=np.full(3000, 3e12))
+    heavy.save(tmp_path / "h.tnb")
+    assert load(tmp_path / "h.tnb").model_.scale_weight_ == heavy.model_.scale_weight_ > 1e15
     Xtr, ytr, _, _ = sms_counts
     a = DiscriminativeNB(event_model="bernoulli").fit(Xtr[:1000], ytr[:1000])
     b = DiscriminativeNB(event_model="bernoulli").fit(Xtr[1000:4000], ytr[1000:4000])

@@ -456,7 +456,7 @@ class DiscriminativeKernel(CountKernel):
         "scale_": MayBeAbsent(Float(*dfe.SCALE_RANGE)),  # absent in files of uncalibrated models
         "scale_merged_": MayBeAbsent(Bool()),  # True: the merged models' scales averaged (since 2026-12-07)
         # the scale's evidence (dfe.Scale.weight), which partial_fit weighs it by (since 2026-12-07)
-        "scale_weight_": MayBeAbsent(Float(0.0, 1e15)),
+        "scale_weight_": MayBeAbsent(Float(0.0, 1e300)),  # (a sum over weighted documents: no bound but finiteness)
         "step_": MayBeAbsent(dfe.STEP_VALUE),  # absent in files written before 2026-12-06 (the step parameter)
         "ratios_": MayBeAbsent(Bool()),  # absent in files written before 2026-12-07 (as False: no ratios)
         # the residual logistic layer (dfe.fit_residual): absent when none was fitted
