@@ -6,12 +6,13 @@ import importlib
 import inspect
 import pkgutil
 
+import numpy as np
 import pytest
 from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 
 import textnb
-from textnb import APNBC, BernoulliNB, CalibratedNB, MultinomialNB, SmoothingCV, TabularNB
+from textnb import APNBC, BernoulliNB, CalibratedNB, GaussianNB, MultinomialNB, SmoothingCV, TabularNB
 from textnb.naive_bayes.base import DeclaredTags
 from textnb.naive_bayes.categorical import CategoricalNB
 from textnb.naive_bayes.discretize import EqualWidthDiscretizer, MDLDiscretizer
@@ -71,3 +72,16 @@ def test_wrappers_take_the_input_tags_of_their_model(wrapper):
 def test_apnbc_also_takes_allow_nan():
     assert get_tags(APNBC(TabularNB())).input_tags.allow_nan is True
     assert get_tags(APNBC(MultinomialNB())).input_tags.allow_nan is False
+
+
+def test_calibrated_nb_takes_allow_nan_as_its_model_does():
+    # CalibratedNB lets NaN through to a model that takes it; its tag said it never did
+    for model in (GaussianNB(), TabularNB()):
+        wrapper = CalibratedNB(model)
+        assert get_tags(wrapper).input_tags.allow_nan is get_tags(model).input_tags.allow_nan is True
+        X = np.random.RandomState(0).rand(40, 3)
+        X[0, 0] = np.nan
+        wrapper.fit(X, np.array([0, 1] * 20))
+        assert np.isfinite(wrapper.predict_proba(X)).all()
+    assert get_tags(CalibratedNB(MultinomialNB())).input_tags.allow_nan is False
+    assert get_tags(SmoothingCV(TabularNB())).input_tags.allow_nan is False  # it refuses NaN

@@ -250,6 +250,9 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
     _param_schema = CALIBRATED_PARAMS
     _state_schema = CALIBRATED_STATE
 
+    # NaN reaches the estimator when it takes it (:func:`_input_checks`): the tag says so
+    _wrapped_input_tags = ("sparse", "positive_only", "allow_nan", "string", "two_d_array")
+
     def __init__(self, estimator=None, *, method="sigmoid", cv=5, target_fpr=None, random_state=0):
         self.estimator = estimator
         self.method = method
