@@ -49,9 +49,13 @@ __all__ = ["FastTextModel", "NoWordVectors", "load_model", "tokenize", "train_su
 LOSSES = ("ns", "hs", "softmax", "ova")
 #: fastText's training parameters that configure its embeddings and SGD: naive Bayes has none
 #: (``loss``: all but ``"ova"``; the warning says so of it in its own words).
-_NO_MEANING = ("lr", "dim", "ws", "epoch", "neg", "loss", "bucket", "lrUpdateRate", "t", "verbose",
-               "pretrainedVectors", "seed", "autotuneValidationFile", "autotuneMetric", "autotunePredictions",
+_NO_MEANING = ("lr", "dim", "ws", "epoch", "neg", "loss", "bucket", "lrUpdateRate", "t",
+               "pretrainedVectors", "autotuneValidationFile", "autotuneMetric", "autotunePredictions",
                "autotuneDuration", "autotuneModelSize")
+#: fastText's parameters whose request textnb meets as it is, accepted without a word: ``verbose``
+#: (fastText's progress lines: textnb's training prints nothing, what ``verbose=0`` asks) and
+#: ``seed`` (fastText's random generator: textnb's training has none, the same model every run)
+_MET = ("verbose", "seed")
 #: fastText's parameters of its dictionary that textnb's vocabulary has no counterpart of, and why
 #: (each named in :func:`train_supervised`'s one warning).
 _NO_COUNTERPART = {
@@ -85,8 +89,10 @@ def train_supervised(input, *, label="__label__", wordNgrams=None, thread=None, 
         :class:`~textnb.meta.multilabel.MultiLabelNB` ``(method="ovr")`` (``textnb train
         --method ovr``); ``"ns"``, ``"hs"`` and ``"softmax"`` choose how fastText trains its
         embeddings, which naive Bayes has none of: they change nothing, and the warning says so;
-        any other loss is a ValueError, as in fastText. The other parameters are accepted and
-        named in one warning; any other name is a TypeError, as in fastText.
+        any other loss is a ValueError, as in fastText. ``verbose`` and ``seed`` are accepted
+        silently (textnb's training prints nothing and draws no random numbers: every run fits
+        the same model). The other parameters are accepted and named in one warning; any other
+        name is a TypeError, as in fastText.
 
     Raises
     ------
@@ -102,7 +108,7 @@ def train_supervised(input, *, label="__label__", wordNgrams=None, thread=None, 
     """
     from textnb.io.fasttext import read_fasttext
 
-    unknown = sorted(set(fasttext_params) - set(_NO_MEANING) - set(_NO_COUNTERPART))
+    unknown = sorted(set(fasttext_params) - set(_NO_MEANING) - set(_NO_COUNTERPART) - set(_MET))
     if unknown:
         raise TypeError(f"train_supervised() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}")
     loss = fasttext_params.get("loss", "softmax")
@@ -110,7 +116,7 @@ def train_supervised(input, *, label="__label__", wordNgrams=None, thread=None, 
         raise ValueError(f"loss must be one of {', '.join(map(repr, LOSSES))} (fastText's loss names); "
                          f"got {loss!r}")
     ova = loss == "ova"
-    _warn_ignored([name for name in fasttext_params if not (name == "loss" and ova)], loss=loss)
+    _warn_ignored([name for name in fasttext_params if not (name == "loss" and ova) and name not in _MET], loss=loss)
     if wordNgrams is not None and (isinstance(wordNgrams, bool) or not isinstance(wordNgrams, (int, np.integer))
                                    or wordNgrams < 1):
         raise ValueError(f"wordNgrams must be an integer >= 1; got {wordNgrams!r}")
@@ -542,6 +548,7 @@ def _no_word_vectors(name):
 
 
 for _name in ("get_dimension", "get_word_vector", "get_sentence_vector", "get_input_vector", "get_input_matrix",
-              "get_output_matrix", "get_nearest_neighbors", "get_analogies"):
+              "get_output_matrix", "get_nearest_neighbors", "get_analogies", "get_subwords", "get_subword_id",
+              "set_matrices"):
     setattr(FastTextModel, _name, _no_word_vectors(_name))
 del _name

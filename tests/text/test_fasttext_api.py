@@ -116,6 +116,22 @@ def test_word_ngrams_fasttext_only_parameters_and_refusals(files):
     assert model.predict([], k=1) == ([], [])
 
 
+def test_verbose_and_seed_are_met_without_a_warning(files):
+    """``verbose=0`` (what users pass to silence fastText) and ``seed`` warned that they "set
+    fastText's embeddings and SGD" and were ignored: textnb's training prints nothing and is
+    deterministic, so both requests are met; the same model, no warning."""
+    plain = train_supervised(input=str(files / "train.txt"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for params in ({"verbose": 0}, {"verbose": 2, "seed": 7}):
+            model = train_supervised(input=str(files / "train.txt"), **params)
+            (labels, probs), (want_labels, want_probs) = (m.predict("free prize now", k=-1) for m in (model, plain))
+            assert labels == want_labels and np.array_equal(probs, want_probs)
+    with pytest.warns(UserWarning, match="epoch set fastText") as caught:  # the others still named
+        train_supervised(input=str(files / "train.txt"), epoch=5, verbose=0)
+    assert "verbose" not in str(caught[0].message)
+
+
 @pytest.mark.parametrize("threshold", [float("nan"), -0.5, 1.5, "half", None])
 def test_predict_checks_its_threshold_as_test_does(files, threshold):
     # predict and test take one threshold, a probability in [0, 1], checked by one rule
@@ -432,7 +448,8 @@ def test_word_vectors_are_refused_in_one_line_and_the_model_is_not_quantized(fil
 
     model = train_supervised(input=str(files / "train.txt"))
     for call in (lambda: model.get_word_vector("free"), lambda: model.get_sentence_vector("free prize"),
-                 lambda: model.get_dimension()):
+                 lambda: model.get_dimension(), lambda: model.get_subwords("free"),
+                 lambda: model.get_subword_id("fr"), lambda: model.set_matrices(None, None)):
         with pytest.raises(NoWordVectors, match="a naive Bayes model has no word vectors") as caught:
             call()
         assert isinstance(caught.value, TextnbError) and "\n" not in str(caught.value)
