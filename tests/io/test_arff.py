@@ -1,5 +1,7 @@
 """ARFF reading and writing (textnb.io.arff)."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -166,3 +168,21 @@ def test_an_instance_weight_after_whitespace_is_read_as_after_a_comma(tmp_path):
     a, b = read_arff(commas), read_arff(spaces)
     assert list(a.weights) == list(b.weights) == [2.0, 1.0, 0.5, 3.0, 1.0]
     assert np.array_equal(a.X, b.X)
+
+
+def test_a_sparse_row_giving_an_index_twice_is_refused_on_the_cli(tmp_path):
+    """``{0 1, 0 9, 2 q}`` gives attribute 0 two values: the last silently won (the model's mean
+    of ``a`` learned from 9, the 1 lost). Refused in one line naming the file and line, as Weka
+    refuses it, in both readings of a sparse row (commas, or Weka's whitespace); rows in any
+    order of distinct indices are still read."""
+    head = "@relation t\n@attribute a numeric\n@attribute b {x,y}\n@attribute c {p,q}\n@data\n1,x,p\n5,y,q\n"
+    for row in ("{0 1, 0 9, 2 q}", "{0 1 0 9 2 q}", "{2 q, 1 y, 2 p}"):
+        path = _write(tmp_path, head + row + "\n")
+        with pytest.raises(InputError, match=r":8: sparse index (0|2) given twice"):
+            read_arff(path)
+        done = subprocess.run([sys.executable, "-m", "textnb", "train", str(path), "-o", str(tmp_path / "m.tnb")],
+                              capture_output=True, text=True)
+        assert done.returncode != 0 and not (tmp_path / "m.tnb").exists()
+        assert done.stderr.count("\n") == 1 and "sparse index" in done.stderr and str(path) in done.stderr
+    d = read_arff(_write(tmp_path, head + "{2 q, 0 9}\n"))
+    assert d.X.tolist()[-1] == [9.0, 0.0, 1.0]

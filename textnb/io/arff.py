@@ -170,9 +170,20 @@ def _sparse_cells(body, n_att, path, lineno):
             toks, quoted = [None], [False]
         index = [_index(t, n_att) if t is not None and not q else None for t, q in zip(toks[0::2], quoted[0::2])]
         if len(toks) % 2 == 0 and None not in index:
-            return list(zip(index, toks[1::2], quoted[1::2]))
+            return _once(list(zip(index, toks[1::2], quoted[1::2])), path, lineno)
     if error is not None:
         raise error
+    return _once(cells, path, lineno)
+
+
+def _once(cells, path, lineno):
+    """``cells``, refused when two give the same index (Weka refuses such a row too: its
+    indices must ascend; any order is read here, but a second value for an attribute
+    would silently replace the first)."""
+    if len({j for j, _, _ in cells}) < len(cells):
+        seen = set()
+        j = next(j for j, _, _ in cells if j in seen or seen.add(j))
+        raise InputError(f"{path}:{lineno}: sparse index {j} given twice (one value an attribute)")
     return cells
 
 
