@@ -38,3 +38,30 @@ def test_a_test_part_of_binary_files_only_is_an_error_not_a_report_of_accuracy_0
         code, out, err = cli("evaluate", *args, *extra)
         assert code == 1 and out == ""
         one_error_line(err, named, "no test documents (its 2 files are all binary)", "nothing to measure")
+
+
+def test_a_figure_below_1_is_never_printed_as_1(tmp_path):
+    """20,000 right of 20,001: ``accuracy  1.0000`` (and macro-F1, ROC AUC) in evaluate's text,
+    ``accuracy 1.0000`` in predict's line, while ``--json`` said 0.99995: the text keeps the
+    places it takes not to read 1 (``figure_text``)."""
+    import subprocess
+    import sys
+
+    from textnb.cli.output import figure_text
+
+    assert (figure_text(0.99995), figure_text(1.0), figure_text(0.5), figure_text(4e-6), figure_text(0.0)) == (
+        "0.99995", "1.0000", "0.5000", "0.000004", "0.0000")
+    train, test = tmp_path / "train.tsv", tmp_path / "test.tsv"
+    train.write_text("spam\tcheap pills offer now\nham\tlunch meeting at noon\n" * 200)
+    test.write_text("spam\tcheap pills offer now\nham\tlunch meeting at noon\n" * 10000 + "ham\tcheap pills offer now\n")
+    run = [sys.executable, "-m", "textnb"]
+    out = subprocess.run([*run, "evaluate", str(train), "--test", str(test), "--model", "multinomial"],
+                         capture_output=True, text=True, check=True).stdout
+    for name in ("accuracy", "macro-F1", "ROC AUC"):
+        line = next(x for x in out.splitlines() if x.startswith(name))
+        assert "1.0000" not in line and "0.9999" in line, line
+    subprocess.run([*run, "train", str(train), "--model", "multinomial", "-o", str(tmp_path / "m.tnb")],
+                   capture_output=True, check=True)
+    err = subprocess.run([*run, "predict", str(tmp_path / "m.tnb"), str(test)], capture_output=True, text=True,
+                         check=True).stderr
+    assert "accuracy 0.99995 (20000 of 20001" in err

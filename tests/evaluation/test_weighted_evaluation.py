@@ -236,3 +236,19 @@ def test_a_weighted_cross_validation_gives_wekas_figures(tmp_path, model, classi
     report = evaluate_table(table, make_table_model(opts, table, kernel=True), cv=folds)
     assert report["accuracy"] == pytest.approx(right / everything, abs=1e-5)
     assert np.asarray(report["confusion_matrix"]).sum() == pytest.approx(weights.sum())
+
+
+@pytest.mark.filterwarnings("ignore:F-score is ill-defined")
+def test_a_class_whose_objects_weigh_0_stays_in_macro_f1_as_in_scikit_learn():
+    """Macro-F1 averages over the labels of the truth and the predictions, whatever their
+    weight (scikit-learn's ``unique_labels``): a class whose one object weighs 0 was dropped
+    from the average, so macro-F1 read 1.0 at weight 0 and 0.67 at weight 1e-6."""
+    from sklearn.metrics import f1_score
+
+    from textnb.evaluation.evaluate import classification_report
+
+    y_true, y_pred = ["yes", "yes", "no", "maybe"], ["yes", "yes", "no", "yes"]
+    for weights in ([1, 1, 1, 0], [1, 1, 1, 1e-6], [0, 1, 1, 1], [1, 1, 1, 1]):
+        report = classification_report(y_true, y_pred, ["maybe", "no", "yes"], sample_weight=weights)
+        assert report["macro_f1"] == pytest.approx(f1_score(y_true, y_pred, average="macro", sample_weight=weights),
+                                                   abs=1e-12)

@@ -8,7 +8,7 @@ from textnb.cli.argtypes import file_name
 from textnb.cli.options import (add_model_and_input_options, folds, input_options, model_options, naming_the_corpus,
                                 read_path, refuse_stdin_twice, repeats, seed, structure_errors,
                                 warn_multilabel)
-from textnb.cli.output import dumps, name_column, skipped_line
+from textnb.cli.output import dumps, figure_text, name_column, skipped_line
 from textnb.cli.progress import Progress
 from textnb.cli.streams import cell, one_line
 from textnb.core.errors import InputError
@@ -192,27 +192,27 @@ def _print_text(report, args, out, weighted=False, rows=False):
         print(unlabeled_line(report["skipped_unlabeled"], rows=rows), file=out)
     per_repeat = report.get("accuracy_per_repeat") or []
     if len(per_repeat) > 1:  # mean over the repeats and their spread
-        print(f"accuracy  {np.mean(per_repeat):.4f} (std {np.std(per_repeat, ddof=1):.4f} over "
+        print(f"accuracy  {figure_text(np.mean(per_repeat))} (std {figure_text(np.std(per_repeat, ddof=1))} over "
               f"{len(per_repeat)} repeats)", file=out)
         if getattr(args, "verbose", False):
             for r, acc in enumerate(per_repeat):
-                print(f"  repeat {r + 1} (seed {report.get('seed', 0) + r})  {acc:.4f}", file=out)
+                print(f"  repeat {r + 1} (seed {report.get('seed', 0) + r})  {figure_text(acc)}", file=out)
     else:
-        print(f"accuracy  {report['accuracy']:.4f}", file=out)
-    print(f"macro-F1  {report['macro_f1']:.4f}", file=out)
+        print(f"accuracy  {figure_text(report['accuracy'])}", file=out)
+    print(f"macro-F1  {figure_text(report['macro_f1'])}", file=out)
     if "log_loss" in report:
-        print(f"log-loss  {report['log_loss']:.4f}", file=out)
+        print(f"log-loss  {figure_text(report['log_loss'])}", file=out)
     elif "log_loss_omitted" in report:
         print(f"log-loss  none: {report['log_loss_omitted']}", file=out)
     if "ece" in report:
-        print(f"ECE       {report['ece']:.4f}  (expected calibration error of the top label)", file=out)
+        print(f"ECE       {figure_text(report['ece'])}  (expected calibration error of the top label)", file=out)
     if "roc_auc" in report:
-        print(f"ROC AUC   {report['roc_auc']:.4f}  (positive class: {cell(report['roc']['positive'])})", file=out)
+        print(f"ROC AUC   {figure_text(report['roc_auc'])}  (positive class: {cell(report['roc']['positive'])})", file=out)
     head, names = name_column(report["classes"], header="class")  # (long names cut, wide characters counted)
     print(f"\n{head}  precision  recall      f1  support", file=out)
     for c, name in zip(report["classes"], names):
         pc = report["per_class"][c]
-        print(f"{name}  {pc['precision']:9.4f}  {pc['recall']:6.4f}  {pc['f1']:6.4f}  "
+        print(f"{name}  {figure_text(pc['precision']):>9}  {figure_text(pc['recall']):>6}  {figure_text(pc['f1']):>6}  "
               f"{count_text(pc['support']):>7}", file=out)
     repeats = len(per_repeat)
     print("\nconfusion matrix (rows: true, columns: predicted" + (f"; the mean over the {repeats} repeats"

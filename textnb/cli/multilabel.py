@@ -9,7 +9,7 @@ import functools
 import time
 
 from textnb.cli.argtypes import bounded
-from textnb.cli.output import counted, dumps, name_column, one_line, print_summary, skipped_line, terms_kind
+from textnb.cli.output import counted, dumps, figure_text, name_column, one_line, print_summary, skipped_line, terms_kind
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, input_name
 from textnb.core.labels import label_names
@@ -426,7 +426,7 @@ def _print_evaluation(report, args, corpus, skipped, tested, out):
     for key in ("micro_f1", "macro_f1", "micro_precision", "micro_recall", "macro_precision", "macro_recall",
                 "micro_bep", "macro_bep", "subset_accuracy", "hamming_loss"):
         if report.get(key) is not None:
-            print(f"{key:<16}{report[key]:.4f}", file=out)
+            print(f"{key:<16}{figure_text(report[key])}", file=out)
     lpd = report["labels_per_document"]
     print(f"labels/document {lpd['predicted']:.2f} predicted, {lpd['true']:.2f} true", file=out)
     head, names = name_column(report["per_label"], header="label")  # (long names cut, wide characters counted)
@@ -436,6 +436,7 @@ def _print_evaluation(report, args, corpus, skipped, tested, out):
           file=out)
     for name, pl in zip(names, report["per_label"].values()):
         bep = pl.get("bep")
-        bep = "-" if bep is None else f"{bep:6.4f}"
-        print(f"{name}  {pl['precision']:9.4f}  {pl['recall']:6.4f}  {pl['f1']:6.4f}  {bep:>6}  "
+        bep = "-" if bep is None else figure_text(bep)
+        print(f"{name}  {figure_text(pl['precision']):>9}  {figure_text(pl['recall']):>6}  {figure_text(pl['f1']):>6}  "
+              f"{bep:>6}  "
               f"{pl['support']:7d}" + (f"  {pl.get('train_support', 0):5d}" if train_column else ""), file=out)

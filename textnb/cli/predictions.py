@@ -6,7 +6,7 @@ carries."""
 import numpy as np
 
 from textnb.evaluation.topk import best_labels_of_rows
-from textnb.cli.output import cell, counted, dumps, proba_text
+from textnb.cli.output import cell, counted, dumps, figure_text, proba_text
 from textnb.cli.progress import write_line
 from textnb.core.errors import InputError, TextnbError
 
@@ -111,7 +111,7 @@ class Accuracy:
         if self.weighed is None or self.weighed[1] <= 0:
             return ""
         return (f"; weighing each row by its instance weight, as evaluate does: "
-                f"{self.weighed[0] / self.weighed[1]:.4f}")
+                f"{figure_text(self.weighed[0] / self.weighed[1])}")
 
     def report(self, err):
         if err is None or self.counted + self.unlabelled == 0:
@@ -125,5 +125,5 @@ class Accuracy:
             skipped += (f"; {counted(rows, self.unit)} of {'a class' if len(self.unseen) == 1 else 'classes'} the "
                         f"model never saw ({names}), counted wrong")
         if self.counted:
-            write_line(err, f"{self.name}: accuracy {self.correct / self.counted:.4f} ({self.correct} of "
+            write_line(err, f"{self.name}: accuracy {figure_text(self.correct / self.counted)} ({self.correct} of "
                             f"{counted(self.counted, self.unit)} with a {self.column}{skipped}{self._weighted()})")

@@ -271,8 +271,10 @@ def classification_report(y_true, y_pred, classes, proba=None, unseen=(), sample
     s = matrix.sum(axis=1)
     # macro-F1 over the labels of the truth or the predictions (scikit-learn's f1_score
     # without labels=; ``classes`` holds every one of them): a class neither in the test
-    # part nor predicted is left out
-    present = (s > 0) | (matrix.sum(axis=0) > 0)
+    # part nor predicted is left out; a class there whose objects weigh 0 is in (as
+    # scikit-learn's unique_labels: found by a user trial, weight 0 dropped it, 0.67 -> 1.0)
+    counts = matrix if w is None else confusion_matrix(y_true, y_pred, classes, None)
+    present = (counts.sum(axis=1) > 0) | (counts.sum(axis=0) > 0)
     averaged = int(present.sum())
     # the sums over the classes are taken in the classes' sorted order, as scikit-learn's: the
     # figures do not depend on the order the report names them in, to the last bit
