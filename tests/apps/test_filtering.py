@@ -1606,6 +1606,69 @@ def test_a_registration_killed_before_its_model_is_written_leaves_both_as_they_w
     assert seen == trained and complete
 
 
+def _full_for(monkeypatch, which):
+    """``os.fsync`` refusing, as a full disk does (ENOSPC, naming no file), the journal's
+    temporary file of a rewrite (``which`` "rewrite") or the journal itself (an appended line, "append")."""
+    import errno
+
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        name = os.readlink(f"/proc/self/fd/{fd}")
+        if ".learned" in name and (name.endswith(".part") == (which == "rewrite")):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+
+
+def test_a_registration_whose_journal_rewrite_fails_after_the_model_is_replaced_is_done_with_a_warning(
+        tmp_path, corpus, monkeypatch):
+    """A user trial: on a full disk, ``--register-spam`` of a message registered before said
+    ``spamfilter: /real/folder/m.tnb.learned: No space left on device``, exit 3, though its
+    model file had replaced the model and counted the message: a retry counted it twice.
+    The failure was the journal's rewrite after the replace (forced by a message counted
+    twice, or the superseded lines piling up). The registration is done: exit 0, one warning
+    line naming the model and the journal by the path given, the journal as the update left
+    it (its lines appended: it reads as the model, no longer complete), and a later
+    ``--unregister-spam`` of the message works as documented."""
+    from textnb.apps.filtering import journal_path, message_digest, model_identity, read_journal
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to("real")
+    model = tmp_path / "link" / "m.tnb"
+    train_model(model, [corpus / "spam"], [corpus / "ham.mbox"])
+    trained = read_journal(journal_path(model))[0]
+    first = sorted((corpus / "spam" / "cur").iterdir())[0]
+    before = textnb.load(model).class_count_.tolist()
+    _full_for(monkeypatch, "rewrite")
+    code, err = _filter(["-m", model, "--register-spam", first])
+    assert code == 0, err
+    assert err == (f"spamfilter: warning: {model}: updated, and recorded in its journal; rewriting the journal "
+                   f"without its superseded lines failed ({model}.learned: No space left on device): they are kept\n")
+    assert textnb.load(model).class_count_.tolist() == [before[0], before[1] + 1]  # (ham, spam: counted twice now)
+    seen, _, identity, complete = read_journal(journal_path(model), model_identity(model))
+    assert identity == model_identity(model) and not complete and seen == trained
+    assert not [name for name in os.listdir(tmp_path / "real") if name.endswith(".part")]
+    monkeypatch.undo()
+    assert _filter(["-m", model, "--unregister-spam", first]) == (0, "")
+    assert textnb.load(model).class_count_.tolist() == before
+    assert message_digest(first.read_bytes()) not in read_journal(journal_path(model))[0]
+
+
+def test_a_journal_line_that_cannot_be_appended_is_named_and_leaves_both_files_as_they_were(
+        tmp_path, corpus, monkeypatch):
+    """The other side: a registration whose journal line could not be written (a full disk)
+    said ``spamfilter: stdout: No space left on device`` (the write of a descriptor names no
+    file). It names the journal by the path given; the model is not replaced, and the
+    journal is cut back to what it was."""
+    model, journal, before, listing = _trained(tmp_path, corpus)
+    _full_for(monkeypatch, "append")
+    code, err = _filter(["-m", model, "--register-spam", "-"], b"Subject: new\n\ncasino prize new\n")
+    assert (code, err) == (3, f"spamfilter: {journal}: No space left on device\n")
+    assert model.read_bytes() == before and journal.read_bytes() == listing
+
+
 def test_a_message_registered_from_its_file_is_found_as_an_mbox_saved_it(tmp_path, corpus):
     """A user trial: a message registered from its file was 'never registered' when
     unregistered from an mbox that held it alone (an mbox keeps a blank separator line after

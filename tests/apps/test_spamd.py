@@ -231,6 +231,35 @@ def test_journal_appends_a_line_per_tell_and_is_rewritten_when_superseded_lines_
     assert spamd._read_journal(journal)[0] == {message_digest(spam): "spam", message_digest(ham): "ham"}
 
 
+def test_a_tell_whose_journal_rewrite_fails_after_the_model_is_replaced_is_done_with_a_warning(model_copy,
+                                                                                                monkeypatch):
+    """The TELL twin of ``spamfilter --register-*``'s (test_filtering): a journal rewrite
+    that failed after the model was replaced (a full disk) refused the TELL, though the
+    model had learned the message. The TELL is done (True), the failure goes to
+    ``on_warning``, and the journal, its line appended, lists the message."""
+    import errno
+
+    monkeypatch.setattr(filtering, "JOURNAL_SLACK", -10**6)  # (every TELL rewrites the journal)
+    spam, _ = messages(13)
+    before = counts(model_copy)[1]
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(".part") and ".learned" in os.readlink(f"/proc/self/fd/{fd}"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    said = []
+    assert tell(model_copy, spam, set_class="spam", on_warning=said.append)
+    assert said == [f"{model_copy}: updated, and recorded in its journal; rewriting the journal without its "
+                    f"superseded lines failed ({model_copy}.learned: No space left on device): they are kept"]
+    assert counts(model_copy)[1].sum() == before.sum() + 1
+    journal = filtering.journal_path(model_copy)
+    assert spamd._read_journal(journal, filtering.model_identity(model_copy))[0] == {message_digest(spam): "spam"}
+    assert not tell(model_copy, spam, set_class="spam")  # (learned: a retry changes nothing)
+
+
 def test_journal_that_is_not_a_regular_file_is_never_written_through(model_copy, tmp_path):
     journal = Path(str(os.path.realpath(model_copy)) + ".learned")
     target = tmp_path / "elsewhere"
