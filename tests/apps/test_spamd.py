@@ -1327,6 +1327,30 @@ def test_a_broken_user_model_is_logged_once_naming_it_and_the_daemon_goes_on(spa
         assert b"Spam: True" in raw(a, request("CHECK", spam, [("User", "cut")]))
 
 
+@pytest.mark.parametrize("failure, said", [(MemoryError, "out of memory"),
+                                           (PermissionError(13, "Permission denied"), "Permission denied")])
+def test_a_user_model_that_fails_without_words_is_logged_naming_the_problem(spam_model, sock_dir, failure, said):
+    """The user models' twin of ``textnb serve``'s reload (test_serve): a user's model that
+    ran out of memory as it loaded was not logged at all (only a TextnbError or an OSError
+    was), and an OSError was logged as ``[Errno 13] ...`` when it named no file. The line
+    names the file and the problem; the request is still refused (the error raised on)."""
+    from textnb.apps.spamd import UserModels
+
+    users = sock_dir / "users"
+    users.mkdir()
+    shutil.copyfile(spam_model, users / "a.tnb")
+
+    def factory(path):
+        raise failure
+
+    logs = []
+    um = UserModels(str(users / "%u.tnb"), holder_factory=factory, log=logs.append)
+    with pytest.raises(type(failure) if isinstance(failure, BaseException) else failure):
+        um.holder("a")
+    assert logs == [f"spamd: user 'a': {users / 'a.tnb'}: {said}; the user's requests are answered 69 (Service "
+                    "Unavailable) until the file is replaced"]
+
+
 @pytest.mark.parametrize("kind", ["bernoulli", "boolean"])
 def test_forgetting_a_message_never_learned_is_a_no_op_and_never_touches_the_counts(sock_dir, kind):
     """TELL Remove of a message the journal does not list (with a journal, and without

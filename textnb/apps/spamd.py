@@ -284,7 +284,7 @@ class UserModels:
             return None
         try:
             h = self._factory(path)  # loads outside the lock: other users are not held up
-        except (TextnbError, OSError) as exc:
+        except (TextnbError, OSError, MemoryError) as exc:
             self._note_failure(user, path, st, exc)
             raise
         size = st.st_size
@@ -307,7 +307,7 @@ class UserModels:
             self._failed.move_to_end(user)
             while len(self._failed) > self.max_users:
                 self._failed.popitem(last=False)
-        text = str(exc) if isinstance(exc, TextnbError) else f"{exc.filename or path}: {exc.strerror or exc}"
+        text = protocol.failure_text(exc, path)
         self._log(f"spamd: user {shown_user(user)}: {text}; the user's requests are answered 69 (Service Unavailable) "
                   "until the file is replaced")
 
@@ -752,7 +752,8 @@ class SpamdHandler(StreamHandler):
         except InputError as exc:
             raise _Refuse("EX_NOUSER", f"Unknown user: {exc}") from None
         except (TextnbError, OSError) as exc:
-            raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: user {shown_user(user)}: {exc}") from None
+            raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: user {shown_user(user)}: "
+                                            f"{protocol.failure_text(exc, path)}") from None
         if served and method == "TELL":
             text = (f"user {shown_user(user)}: the user's model path {path} is the served model, which every user "
                     "without a model of their own is served; not learning into it")
@@ -794,7 +795,7 @@ class SpamdHandler(StreamHandler):
         except (TextnbError, OSError) as exc:  # (an OSError names its file: the model, the journal, a lock)
             if made is not None:
                 _remove_copy(model_path, made)
-            text = f"{exc.filename or model_path}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
+            text = protocol.failure_text(exc, model_path)
             owner.log(f"spamd: TELL refused: {text}")
             raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: {text}") from None
         extra = []
