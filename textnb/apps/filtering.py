@@ -1315,19 +1315,22 @@ def _fresh_name(folder, name, taken, tag="", ext=None):
     with ``-1``, ``-2``, ... after that, every candidate, the first too, fitted to the 255 bytes
     of a file name (:func:`_fit_name`: found by a user trial, an mbox named with 250 bytes
     had messages that could never be routed, 'File name too long')."""
+    for full in _names(folder, name, tag, ext):
+        if full not in taken and not os.path.lexists(full):
+            taken.add(full)
+            return full
+
+
+def _names(folder, name, tag="", ext=None):
+    """The paths :func:`_fresh_name` tries, in its order (endless)."""
     if ext is not None:
         stem = name
     else:
         stem, ext = os.path.splitext(name)
         if stem == "" or name.startswith("."):
             stem, ext = name, ""
-    n = 0
-    while True:
-        full = os.path.join(folder, _fit_name(stem, f"{tag}-{n}" if n else tag, ext))
-        if full not in taken and not os.path.lexists(full):
-            taken.add(full)
-            return full
-        n += 1
+    for n in itertools.count():
+        yield os.path.join(folder, _fit_name(stem, f"{tag}-{n}" if n else tag, ext))
 
 
 def _fit_name(stem, tag, ext):
@@ -1653,6 +1656,10 @@ def _put(route, move, held):
                 why = not_a_folder(folder)
             raise InputError(f"{route.source}: cannot write {_short(route.destination)} ({why})") from None
         if move and not os.path.islink(route.path):  # (a link: its target's bytes, below)
+            dest = _moved_before(route.path, folder)
+            if dest is not None:  # a move cut short (kill -9) between its link into OUT and the source's removal
+                _unlink_source(route, dest)
+                return dest
             try:
                 dest = _link_fresh(route.path, route.destination, folder)
             except OSError:  # another file system, or one without hard links: copied, then removed
@@ -1686,6 +1693,9 @@ def _put(route, move, held):
         if route.path is not None:
             _give_stat(tmp, *read)
         dest = _link_fresh(tmp, route.destination, folder)
+        with contextlib.suppress(OSError):  # (before the source's removal: a run killed there leaves no hidden name)
+            os.unlink(tmp)
+        tmp = None
         if move:
             _unlink_source(route, dest)
         return dest
@@ -1729,6 +1739,49 @@ def _link_fresh(path, destination, folder):
             return dest
         except FileExistsError:
             dest = _fresh_name(folder, os.path.basename(destination), set())
+
+
+def _moved_before(path, folder):
+    """The name in ``folder`` (where the file ``path`` is routed) under which an earlier
+    run already put the document it was moving, when that run was cut (``kill -9``, a
+    crash) after the document's new name was made and before its source's name was
+    removed; None for any other file. Found by a user trial: the document was then in both
+    places, and the next run routed it again, ``a.txt`` and ``a-1.txt`` in OUT (one file).
+
+    Such a name is one of those a run gives the file (:func:`_names`: its own name, then
+    ``-1``, ``-2``, ... while they are taken), and holds the file itself (a move is a hard
+    link), or, from another file system, its copy (a move there copies: the same size,
+    modification time and bytes). Another hard link of the file under another name (the
+    name of row 882's file moved first, ``c.txt`` of ``c.txt`` and ``d.txt``) is not one:
+    ``d.txt`` is routed as the document it is (docs/spam.md)."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    for name in _names(folder, os.path.basename(path)):
+        try:
+            other = os.stat(name, follow_symlinks=False)
+        except OSError:  # (the first free name: the run would give it this one; or a folder it cannot read)
+            return None
+        if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+            return name
+        if other.st_dev != st.st_dev and stat.S_ISREG(other.st_mode) and (other.st_size, other.st_mtime_ns) == (
+                st.st_size, st.st_mtime_ns) and _same_bytes(path, name):
+            return name
+
+
+def _same_bytes(path, other):
+    """Whether the files ``path`` and ``other`` hold the same bytes (False when one cannot be read)."""
+    try:
+        with open(path, "rb") as a, open(other, "rb") as b:
+            while True:
+                x, y = a.read(1 << 20), b.read(1 << 20)
+                if x != y:
+                    return False
+                if not x:
+                    return True
+    except OSError:
+        return False
 
 
 def _unlink_source(route, dest):
