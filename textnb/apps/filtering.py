@@ -1167,7 +1167,7 @@ def _journal_writer(seen, identity, complete):
     return lambda f: f.write(data)
 
 
-def compact_journal(path, seen, lines, changes, identity, complete=False, *, force=False, model_path=None,
+def compact_journal(path, seen, lines, changes, identity, complete=False, *, model_path, force=False,
                     on_warning=None):
     """After an update of the model ``model_path`` whose ``changes`` were appended to the
     journal at ``path`` (:func:`append_journal_line`; it then read as ``seen``, already
@@ -1751,9 +1751,9 @@ def _moved_before(path, folder):
     Such a name is one of those a run gives the file (:func:`_names`: its own name, then
     ``-1``, ``-2``, ... while they are taken), and holds the file itself (a move is a hard
     link), or, from another file system, its copy (a move there copies: the same size,
-    modification time and bytes). Another hard link of the file under another name (the
-    name of row 882's file moved first, ``c.txt`` of ``c.txt`` and ``d.txt``) is not one:
-    ``d.txt`` is routed as the document it is (docs/spam.md)."""
+    modification time and bytes). Another hard link of the file under another name is not
+    one (of ``c.txt`` and ``d.txt``, two names of one file, ``c.txt`` moved by an earlier run:
+    ``d.txt`` is routed as the document it is, docs/spam.md)."""
     try:
         st = os.stat(path, follow_symlinks=False)
     except OSError:
