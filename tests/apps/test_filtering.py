@@ -6,6 +6,7 @@ import multiprocessing
 import os
 import shutil
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -706,6 +707,90 @@ def test_move_takes_a_document_s_file_not_a_link_to_it_and_one_hard_link_name(to
     # the next run: b.txt not routed again (the links, left, lead nowhere); d.txt, the other name, is a document
     routes = list(plan_routes(topic_model, [inputs], out, threshold=0.0, on_error=[].append))
     assert [r.source for r in routes] == [str(inputs / "d.txt")]
+
+
+_MOVE_KILLED = """
+import os, sys
+sys.path.insert(0, {root!r})
+real = os.unlink
+def unlink(path, *args, **kwargs):
+    if os.fspath(path) == {source!r}:
+        os.kill(os.getpid(), 9)  # (killed between the document's link into OUT and its source's removal)
+    return real(path, *args, **kwargs)
+os.unlink = unlink
+from textnb.cli.topicfilter import topic_main
+topic_main(["--model", {model!r}, "--out", {out!r}, "--move", "--uncalibrated", {inputs!r}])
+"""
+
+
+def _killed_move(model, inputs, out, source):
+    """``topicfilter --move`` of ``inputs`` into ``out`` killed (SIGKILL) as it removes ``source``."""
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(textnb.__file__))
+    code = _MOVE_KILLED.format(root=root, model=str(model), out=str(out), inputs=str(inputs), source=str(source))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True).returncode
+
+
+def _documents_in(*folders):
+    """``{path: inode}`` of every file in ``folders`` (and below)."""
+    return {str(p): os.stat(p).st_ino for folder in folders for p in sorted(Path(folder).rglob("*")) if p.is_file()}
+
+
+def test_a_move_killed_between_its_link_and_the_sources_removal_is_finished_by_the_next_run(topic_model, tmp_path):
+    """Found by a user trial: ``topicfilter --move`` killed (``kill -9``) after the document's
+    hard link into OUT and before its source's removal left it in both places, and the next
+    run routed it again: ``OUT/shop/a.txt`` and ``OUT/shop/a-1.txt``, one file. The next run
+    finds the source's file under its name in the folder it is routed to: it removes the
+    source and reports the document where it is (the line the killed run never wrote); the
+    document is once in OUT. Another name of the file (row 882's hard links) stays a document
+    of its own, and an unrelated file of the same name is not taken for it."""
+    from conftest import run_topicfilter
+
+    model, inputs, out = tmp_path / "t.tnb", tmp_path / "in", tmp_path / "out"
+    topic_model.save(model)
+    inputs.mkdir()
+    (inputs / "a.txt").write_text("cheap pills casino prize")
+    (inputs / "b.txt").write_text("meeting agenda budget")
+    (out / "work").mkdir(parents=True)
+    (out / "work" / "b.txt").write_text("another document of that name")
+    assert _killed_move(model, inputs, out, inputs / "a.txt") == -9
+    assert os.stat(inputs / "a.txt").st_ino == os.stat(out / "shop" / "a.txt").st_ino  # (in both places)
+    code, report, err = run_topicfilter(["--model", model, "--out", out, "--move", "--uncalibrated", inputs])
+    assert (code, err) == (0, "")
+    assert [line.split("\t")[::3] for line in report.splitlines()] == [[str(inputs / "a.txt"), str(out / "shop" / "a.txt")],
+                                                                      [str(inputs / "b.txt"), str(out / "work" / "b-1.txt")]]
+    assert os.listdir(inputs) == []
+    assert sorted(_documents_in(out)) == sorted([str(out / "shop" / "a.txt"), str(out / "work" / "b.txt"),
+                                                 str(out / "work" / "b-1.txt")])
+    assert os.stat(out / "shop" / "a.txt").st_nlink == 1
+
+
+def test_a_move_across_file_systems_killed_before_the_sources_removal_is_finished_by_the_next_run(topic_model,
+                                                                                                  tmp_path):
+    """The same cut across file systems, where a move is a copy and the source's removal: the
+    next run finds the copy (the same size, modification time and bytes) under the source's
+    name in its folder, removes the source, and reports it there: no second copy."""
+    import shutil
+    import tempfile
+
+    from conftest import run_topicfilter
+
+    if not os.path.isdir("/dev/shm") or os.stat("/dev/shm").st_dev == os.stat(tmp_path).st_dev:
+        pytest.skip("no second file system (/dev/shm) beside the temporary folder")
+    model, out = tmp_path / "t.tnb", tmp_path / "out"
+    topic_model.save(model)
+    inputs = Path(tempfile.mkdtemp(dir="/dev/shm"))
+    try:
+        (inputs / "a.txt").write_text("cheap pills casino prize")
+        assert _killed_move(model, inputs, out, inputs / "a.txt") == -9
+        assert (out / "shop" / "a.txt").read_text() == "cheap pills casino prize" and (inputs / "a.txt").exists()
+        code, report, err = run_topicfilter(["--model", model, "--out", out, "--move", "--uncalibrated", inputs])
+        assert (code, err) == (0, "") and report.split("\t")[3] == f"{out / 'shop' / 'a.txt'}\n"
+        assert os.listdir(inputs) == [] and sorted(_documents_in(out)) == [str(out / "shop" / "a.txt")]
+    finally:
+        shutil.rmtree(inputs, ignore_errors=True)
 
 
 def test_routes_list_a_folder_as_the_mail_reader_does(topic_model, tmp_path):
@@ -1604,6 +1689,69 @@ def test_a_registration_killed_before_its_model_is_written_leaves_both_as_they_w
     assert update_model(model, unregister=[(SPAM, killed)]) == {"registered": 0, "unregistered": 1}
     seen, _, _, complete = read_journal(journal_path(model))
     assert seen == trained and complete
+
+
+def _full_for(monkeypatch, which):
+    """``os.fsync`` refusing, as a full disk does (ENOSPC, naming no file), the journal's
+    temporary file of a rewrite (``which`` "rewrite") or the journal itself (an appended line, "append")."""
+    import errno
+
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        name = os.readlink(f"/proc/self/fd/{fd}")
+        if ".learned" in name and (name.endswith(".part") == (which == "rewrite")):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+
+
+def test_a_registration_whose_journal_rewrite_fails_after_the_model_is_replaced_is_done_with_a_warning(
+        tmp_path, corpus, monkeypatch):
+    """A user trial: on a full disk, ``--register-spam`` of a message registered before said
+    ``spamfilter: /real/folder/m.tnb.learned: No space left on device``, exit 3, though its
+    model file had replaced the model and counted the message: a retry counted it twice.
+    The failure was the journal's rewrite after the replace (forced by a message counted
+    twice, or the superseded lines piling up). The registration is done: exit 0, one warning
+    line naming the model and the journal by the path given, the journal as the update left
+    it (its lines appended: it reads as the model, no longer complete), and a later
+    ``--unregister-spam`` of the message works as documented."""
+    from textnb.apps.filtering import journal_path, message_digest, model_identity, read_journal
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to("real")
+    model = tmp_path / "link" / "m.tnb"
+    train_model(model, [corpus / "spam"], [corpus / "ham.mbox"])
+    trained = read_journal(journal_path(model))[0]
+    first = sorted((corpus / "spam" / "cur").iterdir())[0]
+    before = textnb.load(model).class_count_.tolist()
+    _full_for(monkeypatch, "rewrite")
+    code, err = _filter(["-m", model, "--register-spam", first])
+    assert code == 0, err
+    assert err == (f"spamfilter: warning: {model}: updated, and recorded in its journal; rewriting the journal "
+                   f"without its superseded lines failed ({model}.learned: No space left on device): they are kept\n")
+    assert textnb.load(model).class_count_.tolist() == [before[0], before[1] + 1]  # (ham, spam: counted twice now)
+    seen, _, identity, complete = read_journal(journal_path(model), model_identity(model))
+    assert identity == model_identity(model) and not complete and seen == trained
+    assert not [name for name in os.listdir(tmp_path / "real") if name.endswith(".part")]
+    monkeypatch.undo()
+    assert _filter(["-m", model, "--unregister-spam", first]) == (0, "")
+    assert textnb.load(model).class_count_.tolist() == before
+    assert message_digest(first.read_bytes()) not in read_journal(journal_path(model))[0]
+
+
+def test_a_journal_line_that_cannot_be_appended_is_named_and_leaves_both_files_as_they_were(
+        tmp_path, corpus, monkeypatch):
+    """The other side: a registration whose journal line could not be written (a full disk)
+    said ``spamfilter: stdout: No space left on device`` (the write of a descriptor names no
+    file). It names the journal by the path given; the model is not replaced, and the
+    journal is cut back to what it was."""
+    model, journal, before, listing = _trained(tmp_path, corpus)
+    _full_for(monkeypatch, "append")
+    code, err = _filter(["-m", model, "--register-spam", "-"], b"Subject: new\n\ncasino prize new\n")
+    assert (code, err) == (3, f"spamfilter: {journal}: No space left on device\n")
+    assert model.read_bytes() == before and journal.read_bytes() == listing
 
 
 def test_a_message_registered_from_its_file_is_found_as_an_mbox_saved_it(tmp_path, corpus):

@@ -984,6 +984,42 @@ def test_a_reload_with_the_model_file_missing_is_logged_and_shown(spam_model, tm
         assert server.holder.last_error is None and logs[-2].endswith("served.tnb: reloaded")
 
 
+@pytest.mark.parametrize("failure, said", [(MemoryError, "out of memory"),
+                                           (PermissionError(13, "Permission denied"), "Permission denied")])
+def test_a_reload_that_fails_without_words_is_logged_and_shown_naming_the_problem(spam_model, tmp_path, monkeypatch,
+                                                                                   failure, said):
+    """A reload that ran out of memory (a 44 MB model under ``ulimit -v 400000``) was logged
+    ``S.tnb: not reloaded, still serving the previous model ()`` and ``GET /model`` said
+    ``"last_error": ""``, which reads as no error: a MemoryError's ``str`` is empty. The
+    problem is named, with the file, in both (and an OSError in the system's words, not as
+    ``[Errno 13] ...``); the previous model goes on being served."""
+    from textnb.apps import serve
+
+    served = tmp_path / "served.tnb"
+    shutil.copy(spam_model, served)
+    real = serve._load_text_model
+
+    def loader(path):
+        if len(calls):
+            raise failure
+        calls.append(path)
+        return real(path)
+
+    calls, logs = [], []
+    monkeypatch.setattr(serve, "_load_text_model", loader)
+    with Server(served, http=("127.0.0.1", 0), log=logs.append) as server:
+        port = server.http_address[1]
+        os.utime(served, ns=(os.stat(served).st_atime_ns, os.stat(served).st_mtime_ns + 1_000_000))
+        status, body = post(port, json.dumps({"texts": ["cheap pills"]}))
+        assert status == 200 and body["classes"] == ["ham", "spam"]
+        assert logs[-1] == f"{served}: not reloaded, still serving the previous model ({served}: {said})", logs
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/model")
+        described = json.loads(conn.getresponse().read())
+        conn.close()
+        assert described["last_error"] == f"{served}: {said}"
+
+
 # -- a model of plain documents (textnb train on a folder of mail files) -----------------
 def test_a_plain_text_model_gets_what_textnb_predict_reads_on_every_path(tmp_path, sock_dir, monkeypatch):
     """A model ``textnb train`` made from a folder of mail files (no ``input_ = "mail"``

@@ -414,6 +414,34 @@ def test_a_reader_that_leaves_is_an_error_not_a_verdict(spamfilter_c, spam_model
     assert results[0] == results[1] == (3, b"spamfilter: i/o: Broken pipe\n")
 
 
+def test_a_file_size_limit_is_the_same_error_line_on_both_clients(spamfilter_c, spam_model, sock_dir, tmp_path):
+    """Under ``ulimit -f`` (a file size limit) the compiled client was killed by SIGXFSZ
+    writing ``-p``'s message: exit 153, the output cut, nothing on stderr; the Python client
+    (Python ignores SIGXFSZ at start-up) said ``spamfilter: i/o: File too large``, exit 3.
+    The compiled client ignores it too: the same line, exit status and bytes written."""
+    import resource
+
+    limit = 20 * 1024
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    sock = sock_dir / "s"
+    msg = b"Subject: hi\n\n" + b"".join(b"filler line of text %d\n" % i for i in range(3000))  # (70 kB)
+    results = []
+    with Server(spam_model, socket_path=sock):
+        for n, argv in enumerate(([str(spamfilter_c)], [sys.executable, "-S", str(REPO / "scripts" / "spamfilter")])):
+            out = tmp_path / f"out{n}"
+            with open(out, "wb") as f:
+                r = subprocess.run([*argv, "--socket", str(sock), "-p"], input=msg, stdout=f, stderr=subprocess.PIPE,
+                                   env=env(), preexec_fn=small_files, timeout=120)
+            results.append((r.returncode, r.stderr, out.read_bytes()))
+    assert results[0] == results[1]
+    code, err, written = results[0]
+    assert (code, err, len(written)) == (3, b"spamfilter: i/o: File too large\n", limit)  # (written up to the limit)
+    assert written.startswith(b"X-TextNB-") or b"\nX-TextNB-" in written  # (the verdict's copy, cut)
+
+
 def test_build_errors_are_one_line_and_leave_nothing(tmp_path):
     out = tmp_path / "spamfilter"
     with pytest.raises(ClientBuildError, match="compiling spamclient.c failed|cannot run the C compiler"):

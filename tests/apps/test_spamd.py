@@ -231,6 +231,35 @@ def test_journal_appends_a_line_per_tell_and_is_rewritten_when_superseded_lines_
     assert spamd._read_journal(journal)[0] == {message_digest(spam): "spam", message_digest(ham): "ham"}
 
 
+def test_a_tell_whose_journal_rewrite_fails_after_the_model_is_replaced_is_done_with_a_warning(model_copy,
+                                                                                                monkeypatch):
+    """The TELL twin of ``spamfilter --register-*``'s (test_filtering): a journal rewrite
+    that failed after the model was replaced (a full disk) refused the TELL, though the
+    model had learned the message. The TELL is done (True), the failure goes to
+    ``on_warning``, and the journal, its line appended, lists the message."""
+    import errno
+
+    monkeypatch.setattr(filtering, "JOURNAL_SLACK", -10**6)  # (every TELL rewrites the journal)
+    spam, _ = messages(13)
+    before = counts(model_copy)[1]
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(".part") and ".learned" in os.readlink(f"/proc/self/fd/{fd}"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    said = []
+    assert tell(model_copy, spam, set_class="spam", on_warning=said.append)
+    assert said == [f"{model_copy}: updated, and recorded in its journal; rewriting the journal without its "
+                    f"superseded lines failed ({model_copy}.learned: No space left on device): they are kept"]
+    assert counts(model_copy)[1].sum() == before.sum() + 1
+    journal = filtering.journal_path(model_copy)
+    assert spamd._read_journal(journal, filtering.model_identity(model_copy))[0] == {message_digest(spam): "spam"}
+    assert not tell(model_copy, spam, set_class="spam")  # (learned: a retry changes nothing)
+
+
 def test_journal_that_is_not_a_regular_file_is_never_written_through(model_copy, tmp_path):
     journal = Path(str(os.path.realpath(model_copy)) + ".learned")
     target = tmp_path / "elsewhere"
@@ -1296,6 +1325,30 @@ def test_a_broken_user_model_is_logged_once_naming_it_and_the_daemon_goes_on(spa
         assert len([line for line in logs if f"{users / 'cut'}.tnb" in line]) == 2, logs
         shutil.copyfile(spam_model, users / "cut.tnb")  # fixed: served
         assert b"Spam: True" in raw(a, request("CHECK", spam, [("User", "cut")]))
+
+
+@pytest.mark.parametrize("failure, said", [(MemoryError, "out of memory"),
+                                           (PermissionError(13, "Permission denied"), "Permission denied")])
+def test_a_user_model_that_fails_without_words_is_logged_naming_the_problem(spam_model, sock_dir, failure, said):
+    """The user models' twin of ``textnb serve``'s reload (test_serve): a user's model that
+    ran out of memory as it loaded was not logged at all (only a TextnbError or an OSError
+    was), and an OSError was logged as ``[Errno 13] ...`` when it named no file. The line
+    names the file and the problem; the request is still refused (the error raised on)."""
+    from textnb.apps.spamd import UserModels
+
+    users = sock_dir / "users"
+    users.mkdir()
+    shutil.copyfile(spam_model, users / "a.tnb")
+
+    def factory(path):
+        raise failure
+
+    logs = []
+    um = UserModels(str(users / "%u.tnb"), holder_factory=factory, log=logs.append)
+    with pytest.raises(type(failure) if isinstance(failure, BaseException) else failure):
+        um.holder("a")
+    assert logs == [f"spamd: user 'a': {users / 'a.tnb'}: {said}; the user's requests are answered 69 (Service "
+                    "Unavailable) until the file is replaced"]
 
 
 @pytest.mark.parametrize("kind", ["bernoulli", "boolean"])

@@ -262,6 +262,155 @@ def test_an_interpreter_out_of_memory_while_the_commands_load_is_one_line():
     assert (r.returncode, r.stderr) == (1, "textnb: error: out of memory\n")
 
 
+#: A program run with the import of one module failing as numpy's does under a small ``ulimit
+#: -v``: numpy's ImportError ("Importing the numpy C-extensions failed"), caused by the loader's
+#: (``failed to map segment from shared object``); or, with another cause, a missing module.
+_IMPORT_REFUSED = """
+import sys
+class Refuse:
+    def find_spec(self, name, path=None, target=None):
+        if name == {module!r}:
+            try:
+                raise ImportError({cause!r})
+            except ImportError as exc:
+                raise ImportError("\\n\\nIMPORTANT: PLEASE READ THIS FOR ADVICE ON HOW TO SOLVE THIS ISSUE!\\n") from exc
+sys.meta_path.insert(0, Refuse())
+sys.argv[0] = {prog!r}
+if {prog!r} == "textnb":
+    from textnb.cli.program import main
+else:
+    from textnb.cli import mailcli
+    main = getattr(mailcli, {prog!r})
+sys.exit(main())
+"""
+
+_NO_MAP = "libscipy_openblas64_.so: failed to map segment from shared object"
+
+
+@pytest.mark.parametrize("prog, module, args, line", [
+    ("textnb", "numpy", ["predict", "m.tnb", "q.txt"], "textnb: error: out of memory"),  # (the commands' import)
+    ("textnb", "textnb.core.csr", ["train", "c.tsv", "-o", "m.tnb"], "textnb: error: out of memory (try a smaller "
+                                                                   "--ngram, --bins, --max-features or --max-bytes)"),
+    ("spamfilter", "numpy", ["-m", "m.tnb", "--register-spam", "-"], "spamfilter: out of memory (try a smaller --max-bytes)"),
+    ("spamfilter", "textnb.cli.mailfilters", ["-m", "m.tnb"], "spamfilter: out of memory (try a smaller --max-bytes)"),
+    ("topicfilter", "numpy", ["--model", "m.tnb", "--out", "o", "q.txt"], "topicfilter: out of memory (try a smaller "
+                                                                          "--max-bytes)"),
+    ("topicfilter", "textnb.cli.topicfilter", ["--model", "m.tnb", "--out", "o", "q.txt"], "topicfilter: out of memory "
+                                                                                             "(try a smaller --max-bytes)"),
+])
+def test_an_import_refused_memory_is_out_of_memory_in_every_program(tmp_path, prog, module, args, line):
+    """Under a small ``ulimit -v`` (40-60 MB) numpy's import failed as an ImportError, not a
+    MemoryError (the loader's ``failed to map segment from shared object``): ``textnb``
+    printed a 50-line traceback, ``spamfilter`` and ``topicfilter`` 900 bytes of numpy's
+    advice as an ``internal error``. Such an ImportError is the programs' one out-of-memory
+    line, with the exit status of their errors, wherever the import comes: the commands'
+    (``textnb``), a command's own (``train``'s, after them), the filters' modules and numpy's."""
+    import subprocess
+    import sys
+
+    (tmp_path / "c.tsv").write_text("spam\tcheap pills\nham\tmeeting agenda\n")
+    (tmp_path / "q.txt").write_text("cheap pills\n")
+    code = _IMPORT_REFUSED.format(module=module, cause=_NO_MAP, prog=prog)
+    r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
+                       cwd=tmp_path, input="Subject: x\n\ncheap pills\n")
+    assert (r.returncode, r.stderr) == ({"spamfilter": 3}.get(prog, 1), line + "\n")
+
+
+@pytest.mark.parametrize("prog", ["textnb", "spamfilter", "topicfilter"])
+def test_an_import_error_of_another_kind_is_not_out_of_memory(tmp_path, prog):
+    """The other side: an ImportError whose cause is not memory (a module missing, a library
+    the loader cannot find) stays what it was, a bug or a broken installation: never said
+    to be out of memory."""
+    import subprocess
+    import sys
+
+    code = _IMPORT_REFUSED.format(module="numpy", cause="libgfortran.so.5: cannot open shared object file: No such "
+                                  "file or directory", prog=prog)
+    args = {"textnb": ["predict", "m.tnb", "q.txt"], "spamfilter": ["-m", "m.tnb", "--register-spam", "-"],
+            "topicfilter": ["--model", "m.tnb", "--out", "o", "q.txt"]}[prog]
+    r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
+                       cwd=tmp_path, input="Subject: x\n\ncheap pills\n")
+    assert r.returncode != 0 and "ImportError" in r.stderr and "out of memory" not in r.stderr, r.stderr
+
+
+def test_memory_refused_reads_the_loaders_words():
+    """:func:`textnb.core.signals.memory_refused`: a MemoryError; an ImportError with an
+    ENOMEM OSError or the loader's words of memory refused in its chain; not one refused
+    for another reason (``noexec``: not permitted; a static TLS block), nor any other error."""
+    import errno
+
+    from textnb.core.signals import memory_refused
+
+    def chained(outer, cause):
+        try:
+            try:
+                raise cause
+            except BaseException as exc:
+                raise outer from exc
+        except BaseException as exc:
+            return exc
+
+    assert memory_refused(MemoryError())
+    assert memory_refused(chained(ImportError("numpy failed"), ImportError(_NO_MAP)))
+    assert memory_refused(ImportError("libx.so: cannot map zero-fill pages"))
+    assert memory_refused(chained(ImportError("x"), OSError(errno.ENOMEM, "Cannot allocate memory")))
+    assert not memory_refused(ImportError("libx.so: failed to map segment from shared object: Operation not permitted"))
+    assert not memory_refused(ImportError("libgomp.so.1: cannot allocate memory in static TLS block"))
+    assert not memory_refused(ModuleNotFoundError("No module named 'numpy'"))
+    assert not memory_refused(chained(ValueError("x"), MemoryError()))  # (an error of its own, not an import)
+    assert not memory_refused(OSError(errno.ENOMEM, "Cannot allocate memory"))
+
+
+def _under_address_limit(kilobytes):
+    """A ``preexec_fn`` limiting the child's address space (``ulimit -v``) to ``kilobytes``."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (kilobytes * 1024, kilobytes * 1024))
+
+    return limit
+
+
+def test_every_program_under_a_small_ulimit_v_says_out_of_memory_in_one_line(tmp_path):
+    """The real thing: each program run under ``ulimit -v 50000`` (50 MB: Python starts, numpy
+    cannot load its libraries). Skipped where the interpreter cannot start textnb's entry
+    points under it, or where the limit is not met as here (another numpy build)."""
+    import subprocess
+    import sys
+
+    limit = _under_address_limit(50000)
+    start = subprocess.run([sys.executable, "-c", "import textnb.cli.program, textnb.cli.mailcli"],
+                           capture_output=True, preexec_fn=limit, timeout=60)
+    if start.returncode:
+        pytest.skip("the interpreter cannot start textnb's entry points under ulimit -v 50000")
+    probe = subprocess.run([sys.executable, "-c", "import numpy"], capture_output=True, text=True, preexec_fn=limit,
+                           timeout=60)
+    if probe.returncode == 0 or "Error" not in probe.stderr:
+        pytest.skip(f"numpy's import under ulimit -v 50000 is not refused as an error here: {probe.stderr[-200:]!r}")
+    (tmp_path / "q.txt").write_text("cheap pills\n")
+    runs = {"textnb": ("from textnb.cli.program import main", ["predict", "m.tnb", "q.txt"], 1,
+                       "textnb: error: out of memory"),
+            "spamfilter": ("from textnb.cli.mailcli import spamfilter as main", ["-m", "m.tnb", "--register-spam", "-"],
+                           3, "spamfilter: out of memory (try a smaller --max-bytes)"),
+            "topicfilter": ("from textnb.cli.mailcli import topicfilter as main", ["--model", "m.tnb", "--out", "o",
+                                                                                  "q.txt"], 1,
+                            "topicfilter: out of memory (try a smaller --max-bytes)")}
+    for prog, (entry, args, status, line) in runs.items():
+        r = subprocess.run([sys.executable, "-c", f"import sys; {entry}; sys.argv[0] = {prog!r}; sys.exit(main())",
+                            *args], capture_output=True, text=True, cwd=tmp_path, preexec_fn=limit, timeout=60,
+                           input="Subject: x\n\ncheap pills\n")
+        assert (r.returncode, r.stderr) == (status, line + "\n"), prog
+
+
+def test_the_mail_tools_out_of_memory_before_their_command_is_their_commands_line():
+    """:data:`textnb.apps.spamclient.OUT_OF_MEMORY`, said while a mail tool's modules load
+    (that module may not import the command line's), is the line of their commands."""
+    from textnb.apps.spamclient import OUT_OF_MEMORY
+    from textnb.cli.filterbase import FILTER_MEMORY_OPTIONS, out_of_memory
+
+    assert OUT_OF_MEMORY == out_of_memory(FILTER_MEMORY_OPTIONS)
+
+
 # -- session 49: a line that names a path is one line, whatever the name -----------------------
 def _lines_of(prog, err, n=None):
     """The lines of ``err`` (a program's standard error), each checked to be the program's own

@@ -48,7 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
-from textnb.core.errors import InputError, ModelFileError, check_input, input_name, missing_reason, not_a_folder
+from textnb.core.errors import (DataWarning, InputError, ModelFileError, TextnbError, check_input, input_name,
+                                missing_reason, not_a_folder, os_error_text)
 from textnb.core.labels import label_names
 from textnb.core.model_io import (atomic_write, before_replace, cannot_write_in, is_temporary_name, load, model_class,
                                   new_file_mode, output_target, refuse_folder, refuse_input_as_output, save,
@@ -419,7 +420,7 @@ def model_lock(model_path, *, follow=True):
     path = os.fspath(model_path)
     if follow:
         refuse_folder(path)  # (no lock file left beside a folder given as the model)
-    lock_path = (os.path.realpath(path) if follow else os.path.abspath(path)) + LOCK_SUFFIX
+    lock_path = (_beside(path) if follow else path) + LOCK_SUFFIX
     flags = os.O_RDWR | os.O_CREAT | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
     try:
         fd = os.open(lock_path, flags, 0o644)
@@ -742,9 +743,21 @@ def _locked(model_path, journal=True, start=False):
 
 def journal_path(model_path):
     """Where the daemon's TELL journal of the model at ``model_path`` is (the messages it
-    learned and forgot, :mod:`textnb.apps.spamd`): next to the real model file. A model
-    trained anew (:func:`train_model`) starts without one."""
-    return os.path.realpath(os.fspath(model_path)) + JOURNAL_SUFFIX
+    learned and forgot, :mod:`textnb.apps.spamd`): next to the real model file
+    (:func:`_beside`: named by the user's path, as errors name it, unless that is a
+    symbolic link). A model trained anew (:func:`train_model`) starts without one."""
+    return _beside(model_path) + JOURNAL_SUFFIX
+
+
+def _beside(model_path):
+    """The path of the model file ``model_path`` that the files kept beside it (its journal
+    and lock files) are named after: ``model_path`` as given, which names the same
+    folder as its real path does (the system resolves a linked folder and a ``..`` as
+    :func:`os.path.realpath` does), or, when it is a symbolic link, the real file's path.
+    Errors then name the path the user gave (a full disk said
+    ``/real/folder/m.tnb.learned: No space left on device`` of ``-m m.tnb``)."""
+    path = os.fspath(model_path)
+    return os.path.realpath(path) if os.path.islink(path) else path
 
 
 def side_file(name):
@@ -804,7 +817,9 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
         never replaced the model without them), and a new journal (of a new model) is
         written to its temporary file before the model is replaced: a crash or failure
         between the writes never leaves a journal that lists what the model does not
-        count, nor loses what it listed.
+        count, nor loses what it listed. Once the model is replaced the update has
+        happened: the journal's rewrite that may follow (:func:`compact_journal`) is said to
+        ``on_warning`` when it fails, not raised.
 
     Returns
     -------
@@ -850,13 +865,15 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
             def note(st):  # the new model file complete, before it replaces the model: its lines appended
                 lost = complete and None in changes  # (a message counted twice: no longer complete)
                 noted.append((model_identity(None, st), lost))
-                append_journal_line(fd, _journal_lines([c for c in changes if c is not None], noted[0][0], lost))
+                append_journal_line(fd, _journal_lines([c for c in changes if c is not None], noted[0][0], lost),
+                                    journal_file)
 
             counts = _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs,
                                     seen, changes, checked=complete, on_warning=on_warning, hook=note)
             now, lost = noted[0]
-            if lost or _to_compact(lines, [c for c in changes if c is not None], seen):  # (the lines noted: a crash here loses nothing)
-                write_journal(journal_file, seen, now, complete=complete and not lost)
+            # the model replaced, its lines noted: a crash from here loses nothing, a failed rewrite is a warning
+            compact_journal(journal_file, seen, lines, [c for c in changes if c is not None], now,
+                            complete=complete and not lost, force=lost, model_path=model_path, on_warning=on_warning)
         except BaseException:
             if started and not os.fstat(fd).st_size:  # (nothing recorded: no journal left where there was none)
                 os.unlink(journal_file)
@@ -1150,15 +1167,33 @@ def _journal_writer(seen, identity, complete):
     return lambda f: f.write(data)
 
 
-def note_in_journal(fd, path, seen, lines, changes, identity, complete=False):
-    """Record ``changes`` (``(digest, label)``, ``label`` None: forgotten) into the model
-    file ``identity`` in the journal open as ``fd`` that read as ``seen`` in ``lines``
-    lines (``complete``: :func:`read_journal`'s): appended lines, or the journal rewritten
-    from ``seen`` (already updated) when the superseded lines pass :data:`JOURNAL_SLACK`."""
-    if _to_compact(lines, changes, seen):
-        write_journal(path, seen, identity, complete=complete)
+def compact_journal(path, seen, lines, changes, identity, complete=False, *, model_path, force=False,
+                    on_warning=None):
+    """After an update of the model ``model_path`` whose ``changes`` were appended to the
+    journal at ``path`` (:func:`append_journal_line`; it then read as ``seen``, already
+    updated, in ``lines`` lines, the changes' not counted) and whose model file ``identity``
+    has replaced the model: the journal rewritten from ``seen`` (``complete``: with the
+    :data:`_JOURNAL_ALL` line) when the superseded lines pass :data:`JOURNAL_SLACK`, or
+    ``force``. The one post-replace step of ``spamfilter --register-*`` and TELL.
+
+    The update has happened, and the journal, its lines appended, reads as the model
+    already: a rewrite that fails (a full disk) leaves it so (its superseded lines kept; a
+    later update rewrites it) and is said to ``on_warning`` (None: a
+    :class:`~textnb.core.errors.DataWarning`), not raised. It was raised as the update's
+    failure: ``spamfilter`` exited 3 though the model counted the message, so a retry
+    counted it twice."""
+    if not (force or _to_compact(lines, changes, seen)):
         return
-    append_journal_line(fd, _journal_lines(changes, identity))
+    try:
+        write_journal(path, seen, identity, complete=complete)
+    except (OSError, TextnbError) as exc:
+        why = os_error_text(exc, None) if isinstance(exc, OSError) else str(exc)
+        message = (f"{model_path}: updated, and recorded in its journal; rewriting the journal without its "
+                   f"superseded lines failed ({why}): they are kept")
+        if on_warning is not None:
+            on_warning(message)
+        else:
+            warnings.warn(message, DataWarning, stacklevel=2)
 
 
 def _to_compact(lines, changes, seen):
@@ -1213,15 +1248,27 @@ def _save_with_journal(save_model, journal, listing):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(journal)
 
-def append_journal_line(fd, line):
-    """Append ``line`` (str, without its line end) to the journal open as ``fd``, on a line
-    of its own (a line cut short by a crash must not swallow it), and sync it."""
+def append_journal_line(fd, line, path):
+    """Append ``line`` (str, without its line end) to the journal at ``path``, open as
+    ``fd``, on a line of its own (a line cut short by a crash must not swallow it), and
+    sync it. A write that fails (a full disk) is taken back, the journal cut to its size
+    before (a part of a line whose model-file field was cut would name another model file),
+    and its OSError names ``path`` (it was said as ``stdout: No space left on device``: the
+    write of a descriptor names no file)."""
     data = f"{line}\n".encode("ascii")
     size = os.fstat(fd).st_size
     if size and os.pread(fd, 1, size - 1) != b"\n":
         data = b"\n" + data
-    os.write(fd, data)
-    os.fsync(fd)
+    try:
+        while data:  # (a short write: the rest, or the error that cut it)
+            data = data[os.write(fd, data):]
+        os.fsync(fd)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, size)
+        if exc.filename is not None or exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
 
 
 # -- topic routing ----------------------------------------------------------------------
@@ -1268,19 +1315,22 @@ def _fresh_name(folder, name, taken, tag="", ext=None):
     with ``-1``, ``-2``, ... after that, every candidate, the first too, fitted to the 255 bytes
     of a file name (:func:`_fit_name`: found by a user trial, an mbox named with 250 bytes
     had messages that could never be routed, 'File name too long')."""
+    for full in _names(folder, name, tag, ext):
+        if full not in taken and not os.path.lexists(full):
+            taken.add(full)
+            return full
+
+
+def _names(folder, name, tag="", ext=None):
+    """The paths :func:`_fresh_name` tries, in its order (endless)."""
     if ext is not None:
         stem = name
     else:
         stem, ext = os.path.splitext(name)
         if stem == "" or name.startswith("."):
             stem, ext = name, ""
-    n = 0
-    while True:
-        full = os.path.join(folder, _fit_name(stem, f"{tag}-{n}" if n else tag, ext))
-        if full not in taken and not os.path.lexists(full):
-            taken.add(full)
-            return full
-        n += 1
+    for n in itertools.count():
+        yield os.path.join(folder, _fit_name(stem, f"{tag}-{n}" if n else tag, ext))
 
 
 def _fit_name(stem, tag, ext):
@@ -1606,6 +1656,10 @@ def _put(route, move, held):
                 why = not_a_folder(folder)
             raise InputError(f"{route.source}: cannot write {_short(route.destination)} ({why})") from None
         if move and not os.path.islink(route.path):  # (a link: its target's bytes, below)
+            dest = _moved_before(route.path, folder)
+            if dest is not None:  # a move cut short (kill -9) between its link into OUT and the source's removal
+                _unlink_source(route, dest)
+                return dest
             try:
                 dest = _link_fresh(route.path, route.destination, folder)
             except OSError:  # another file system, or one without hard links: copied, then removed
@@ -1639,6 +1693,9 @@ def _put(route, move, held):
         if route.path is not None:
             _give_stat(tmp, *read)
         dest = _link_fresh(tmp, route.destination, folder)
+        with contextlib.suppress(OSError):  # (before the source's removal: a run killed there leaves no hidden name)
+            os.unlink(tmp)
+        tmp = None
         if move:
             _unlink_source(route, dest)
         return dest
@@ -1682,6 +1739,49 @@ def _link_fresh(path, destination, folder):
             return dest
         except FileExistsError:
             dest = _fresh_name(folder, os.path.basename(destination), set())
+
+
+def _moved_before(path, folder):
+    """The name in ``folder`` (where the file ``path`` is routed) under which an earlier
+    run already put the document it was moving, when that run was cut (``kill -9``, a
+    crash) after the document's new name was made and before its source's name was
+    removed; None for any other file. Found by a user trial: the document was then in both
+    places, and the next run routed it again, ``a.txt`` and ``a-1.txt`` in OUT (one file).
+
+    Such a name is one of those a run gives the file (:func:`_names`: its own name, then
+    ``-1``, ``-2``, ... while they are taken), and holds the file itself (a move is a hard
+    link), or, from another file system, its copy (a move there copies: the same size,
+    modification time and bytes). Another hard link of the file under another name is not
+    one (of ``c.txt`` and ``d.txt``, two names of one file, ``c.txt`` moved by an earlier run:
+    ``d.txt`` is routed as the document it is, docs/spam.md)."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    for name in _names(folder, os.path.basename(path)):
+        try:
+            other = os.stat(name, follow_symlinks=False)
+        except OSError:  # (the first free name: the run would give it this one; or a folder it cannot read)
+            return None
+        if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+            return name
+        if other.st_dev != st.st_dev and stat.S_ISREG(other.st_mode) and (other.st_size, other.st_mtime_ns) == (
+                st.st_size, st.st_mtime_ns) and _same_bytes(path, name):
+            return name
+
+
+def _same_bytes(path, other):
+    """Whether the files ``path`` and ``other`` hold the same bytes (False when one cannot be read)."""
+    try:
+        with open(path, "rb") as a, open(other, "rb") as b:
+            while True:
+                x, y = a.read(1 << 20), b.read(1 << 20)
+                if x != y:
+                    return False
+                if not x:
+                    return True
+    except OSError:
+        return False
 
 
 def _unlink_source(route, dest):

@@ -30,7 +30,7 @@ __all__ = [
     "ProtocolError", "spam_request", "spam_reply", "parse_spam_reply", "head_length_possible", "MAX_HEAD_GROWTH",
     "error_reply",
     "parse_spamd_request_line", "parse_spamd_header", "spamd_score", "spamd_score_text", "spamd_reply",
-    "spamd_error", "parse_spamd_status", "one_line",
+    "spamd_error", "parse_spamd_status", "one_line", "failure_text",
 ]
 
 #: Longest request or header line read (bytes, line end included).
@@ -294,3 +294,18 @@ def parse_spamd_status(line):
         raise ValueError(f"not a spamd reply: {text[:60]!r}")
     number, _, message = rest.partition(" ")
     return proto[6:], int(number), message
+
+
+def failure_text(exc, path):
+    """Why a model file ``path`` could not be loaded or changed, ``exc`` the error, as the
+    daemon's log, its replies and ``GET /model``'s ``last_error`` say it: a TextnbError's
+    message (it names its file), an OSError's file (else ``path``) and the system's words
+    (not ``[Errno 13] ...``), ``PATH: out of memory`` for a MemoryError, whose ``str`` is
+    empty (a reload that ran out of memory was logged ``not reloaded, still serving the
+    previous model ()``, and ``last_error`` was ``""``, which reads as no error); another
+    error without words its type."""
+    if isinstance(exc, MemoryError):
+        return f"{path}: out of memory"
+    if isinstance(exc, OSError):
+        return f"{exc.filename or path}: {exc.strerror or exc}"
+    return str(exc) or f"{path}: {type(exc).__name__}"

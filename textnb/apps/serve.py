@@ -226,8 +226,8 @@ class ModelHolder:
                 try:
                     model = self._loader(self.path)
                 except (TextnbError, OSError, MemoryError) as exc:
-                    self.last_error = str(exc)
-                    self._log(f"{self.path}: not reloaded, still serving the previous model ({exc})")
+                    self.last_error = protocol.failure_text(exc, self.path)
+                    self._log(f"{self.path}: not reloaded, still serving the previous model ({self.last_error})")
                 else:
                     self._model, self.loaded_at, self._served = model, time.time(), key
                     self.reloads += 1

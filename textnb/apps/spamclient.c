@@ -306,6 +306,9 @@ static void install_handlers(void)
         sigaction(stops[i], &sa, NULL);
     }
     signal(SIGPIPE, SIG_IGN); /* a closed reader is an error to report, as in Python */
+    /* a file size limit (ulimit -f) too: "i/o: File too large" (EFBIG), exit 3, -p's message written up to
+       it, as Python, which ignores SIGXFSZ at start-up (the signal killed this program: exit 153, nothing said) */
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 /* Keep descriptors 0-2 taken (by /dev/null) when the process started with them closed. */

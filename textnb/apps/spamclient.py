@@ -33,7 +33,7 @@ import sys
 import time
 
 from textnb.apps.protocol import head_length_possible, parse_spam_reply, spam_request
-from textnb.core.signals import Terminated, ignore_stop_signals, stop_on_signals, stops_blocked  # (Terminated: a public name here too)
+from textnb.core.signals import Terminated, ignore_stop_signals, stop_on_signals, stops_blocked, stops_unmasked  # (Terminated: a public name here too)
 
 try:  # the C module that os wraps: importing os (posixpath, stat, collections.abc) costs a client ~2 ms
     import posix as _os
@@ -73,6 +73,11 @@ __all__ = [
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 EXIT_ERROR = 3
 EXIT_INTERRUPTED = 130
+#: What the mail tools say when memory runs out while their command's modules load (numpy's,
+#: under a small ``ulimit -v``: :func:`process_main`): the line of their commands,
+#: ``textnb.cli.filterbase.out_of_memory(FILTER_MEMORY_OPTIONS)`` (a test checks that the two
+#: agree; this module may not import the command line's).
+OUT_OF_MEMORY = "out of memory (try a smaller --max-bytes)"
 #: The warning (after ``warning: ``) for ``-e`` without ``-p`` (it exits 0 in place of a verdict written with -p): the
 #: cold ``spamfilter``, this client and spamclient.c say it in these words, on stderr, the exit
 #: status unchanged (a procmail recipe's stderr goes to its log).
@@ -390,17 +395,24 @@ def process_main(argv, run, prog="spamfilter", terminated=EXIT_ERROR):
     once ``run`` has returned the stop signals ignored (the interpreter's exit, its ``atexit``
     clean-up, is not cut by a late Ctrl-C into a traceback, nor by a late SIGTERM into a death
     by the signal without a word: found by a user trial of topicfilter, which had its own copy
-    of these steps without this one). Returns the exit status."""
+    of these steps without this one). Memory that runs out before ``run`` could take it (its
+    modules loading: a MemoryError, or numpy's ImportError for want of memory,
+    :func:`textnb.core.signals.stops_unmasked`) is :data:`OUT_OF_MEMORY` and ``terminated``
+    too, the command's error status (it was a traceback). Returns the exit status."""
     stderr = sys.stderr
     try:
         stop_on_signals()
         stdin, stdout, stderr = _standard_streams()
-        code = run(argv, stdin=stdin, stdout=stdout, stderr=stderr)
+        with stops_unmasked():  # (an error of an import that stands for a stop, or for memory refused)
+            code = run(argv, stdin=stdin, stdout=stdout, stderr=stderr)
     except KeyboardInterrupt:  # during start-up, before run could take it
         _say(stderr, "interrupted", prog)
         code = EXIT_INTERRUPTED
     except Terminated as exc:
         _say(stderr, str(exc), prog)
+        code = terminated
+    except MemoryError:
+        _say(stderr, OUT_OF_MEMORY, prog)
         code = terminated
     ignore_stop_signals()  # (the work is done: a Ctrl-C during the exit's clean-up is no traceback)
     _quiet_exit_on_closed_pipe()

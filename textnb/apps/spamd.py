@@ -85,7 +85,7 @@ from collections import OrderedDict
 from textnb.apps import protocol
 from textnb.apps.filtering import (COPY_PREFIX, JOURNAL_SUFFIX, LOCK_SUFFIX, add_headers, digest_key, journal_path,
                                    listed, model_identity, model_lock, open_journal, side_file, update_model)
-from textnb.apps.filtering import _journal_lines, _journal_state, _to_compact
+from textnb.apps.filtering import _journal_lines, _journal_state, compact_journal
 from textnb.apps.filtering import append_journal_line as _append_journal_line, read_journal as _read_journal
 from textnb.apps.filtering import write_journal as _write_journal
 from textnb.apps.protocol import ProtocolError
@@ -284,7 +284,7 @@ class UserModels:
             return None
         try:
             h = self._factory(path)  # loads outside the lock: other users are not held up
-        except (TextnbError, OSError) as exc:
+        except (TextnbError, OSError, MemoryError) as exc:
             self._note_failure(user, path, st, exc)
             raise
         size = st.st_size
@@ -307,7 +307,7 @@ class UserModels:
             self._failed.move_to_end(user)
             while len(self._failed) > self.max_users:
                 self._failed.popitem(last=False)
-        text = str(exc) if isinstance(exc, TextnbError) else f"{exc.filename or path}: {exc.strerror or exc}"
+        text = protocol.failure_text(exc, path)
         self._log(f"spamd: user {shown_user(user)}: {text}; the user's requests are answered 69 (Service Unavailable) "
                   "until the file is replaced")
 
@@ -452,9 +452,11 @@ def _remove_copy(path, made, *, locked=False):
         pass
 
 
-def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None):
+def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None, on_warning=None):
     """Learn (``set_class``) or forget (``remove``) one message in ``model_path``, exactly
-    once (see the module docstring). Returns True when the model changed."""
+    once (see the module docstring). Returns True when the model changed. Once the model is
+    replaced the TELL has happened: a failure of the journal's rewrite that may follow is
+    said to ``on_warning`` (:func:`~textnb.apps.filtering.compact_journal`), not raised."""
     journal = journal_path(model_path)
     kwargs = {} if max_bytes is None else {"max_bytes": max_bytes}
     with model_lock(journal, follow=False):  # then update_model takes the model's own lock: always in this order
@@ -478,7 +480,7 @@ def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None):
 
             def note(st):  # the new model file complete, before it replaces the model: the change noted
                 noted.append(model_identity(None, st))
-                _append_journal_line(fd, _journal_lines([change], noted[0]))
+                _append_journal_line(fd, _journal_lines([change], noted[0]), journal)
 
             if remove:
                 update_model(model_path, unregister=[(before, data)], create=False, journal=False, hook=note,
@@ -489,8 +491,8 @@ def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None):
                 update_model(model_path, register=[(set_class, data)], unregister=unregister, create=False,
                              journal=False, hook=note, **kwargs)
                 seen[digest] = set_class
-            if _to_compact(lines, [change], seen):
-                _write_journal(journal, seen, noted[0], complete=complete)
+            compact_journal(journal, seen, lines, [change], noted[0], complete=complete, model_path=model_path,
+                            on_warning=on_warning)
         except BaseException:
             # a TELL refused (a damaged model file, a message it cannot forget) leaves no journal where
             # there was none (found by a user trial: an empty MODEL.learned stayed), as update_model's own
@@ -750,7 +752,8 @@ class SpamdHandler(StreamHandler):
         except InputError as exc:
             raise _Refuse("EX_NOUSER", f"Unknown user: {exc}") from None
         except (TextnbError, OSError) as exc:
-            raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: user {shown_user(user)}: {exc}") from None
+            raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: user {shown_user(user)}: "
+                                            f"{protocol.failure_text(exc, path)}") from None
         if served and method == "TELL":
             text = (f"user {shown_user(user)}: the user's model path {path} is the served model, which every user "
                     "without a model of their own is served; not learning into it")
@@ -783,15 +786,16 @@ class SpamdHandler(StreamHandler):
                 if not needed:  # nothing that changes the served model's copy: none is made
                     self._send(protocol.spamd_reply([]))
                     return
+            options = {"max_bytes": owner.mail_options.get("max_bytes"),  # (a warning: the TELL was done)
+                       "on_warning": lambda message: owner.log(f"spamd: TELL warning: {message}")}
             if "local" in set_:
-                changed = tell(model_path, data, set_class=headers["message_class"],
-                               max_bytes=owner.mail_options.get("max_bytes"))
+                changed = tell(model_path, data, set_class=headers["message_class"], **options)
             elif "local" in remove:
-                changed = tell(model_path, data, remove=True, max_bytes=owner.mail_options.get("max_bytes"))
+                changed = tell(model_path, data, remove=True, **options)
         except (TextnbError, OSError) as exc:  # (an OSError names its file: the model, the journal, a lock)
             if made is not None:
                 _remove_copy(model_path, made)
-            text = f"{exc.filename or model_path}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
+            text = protocol.failure_text(exc, model_path)
             owner.log(f"spamd: TELL refused: {text}")
             raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: {text}") from None
         extra = []

@@ -6,7 +6,7 @@ import sys
 
 from textnb.cli.progress import Progress, write_line
 from textnb.core.errors import InputError, TextnbError, os_error_text
-from textnb.core.signals import Terminated
+from textnb.core.signals import Terminated, memory_refused
 
 __all__ = ["FILTER_MEMORY_OPTIONS", "add_version", "full_library", "out_of_memory", "parser_class", "progress_bar", "say",
            "say_failure", "warnings_as_lines"]
@@ -142,14 +142,15 @@ def stop_message(exc, memory_options):
     """What every program (``textnb``, ``spamfilter``, ``topicfilter``) says when ``exc``
     stops it without being a problem of the input or a bug, or None for any other exception:
     ``interrupted`` (Ctrl-C), a :class:`Terminated`'s ``terminated by signal N``, the
-    :func:`out_of_memory` line naming ``memory_options``, ``a number is too large (...)``
+    :func:`out_of_memory` line naming ``memory_options`` (a MemoryError, or an ImportError
+    for want of memory: :func:`textnb.core.signals.memory_refused`), ``a number is too large (...)``
     (OverflowError), ``input nested too deeply`` (RecursionError). The one rule of ``textnb``'s
     table of stops (:func:`textnb.cli.commands._stop`) and :func:`say_failure`."""
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted"
     if isinstance(exc, Terminated):
         return str(exc)
-    if isinstance(exc, MemoryError):
+    if memory_refused(exc):  # (a MemoryError, or an ImportError for want of memory: numpy's under ``ulimit -v``)
         return out_of_memory(memory_options)
     if isinstance(exc, OverflowError):
         return f"a number is too large ({exc})"

@@ -18,8 +18,8 @@ except ImportError:  # pragma: no cover - not CPython
     import signal
 
 __all__ = ["HeldSignals", "Terminated", "answers_once", "blocked_across_fork", "stops_blocked", "ignore_stop_signals",
-           "ignored", "interrupt_once", "raise_lost_stop", "raise_swallowed_stops", "stop_behind", "stop_on_signals",
-           "stops_unmasked", "terminate_once", "unblock_in_child"]
+           "ignored", "interrupt_once", "memory_refused", "raise_lost_stop", "raise_swallowed_stops", "stop_behind",
+           "stop_on_signals", "stops_unmasked", "terminate_once", "unblock_in_child"]
 
 
 class Terminated(BaseException):
@@ -204,11 +204,48 @@ def stop_behind(exc):
     return _stop_exception(_RAISED[0]) if _RAISED else None
 
 
+#: What the dynamic loader says (glibc's ``dlerror``, an ImportError's message) when the system
+#: refuses the memory to load a shared library (a small ``ulimit -v``): a segment, or its
+#: zero-filled pages, not mapped; ENOMEM's own text; its own "out of memory"
+_NO_MEMORY_WORDS = ("failed to map segment", "cannot map zero-fill pages", "cannot allocate memory", "out of memory")
+#: ... and what it adds when the refusal is not for want of memory (a file system mounted
+#: ``noexec``; the static TLS block of a library loaded late, which memory does not enlarge)
+_NOT_MEMORY_WORDS = ("not permitted", "permission denied", "static tls")
+
+
+def memory_refused(exc):
+    """Whether ``exc`` is a MemoryError, or an ImportError for want of memory: the system
+    refused the memory to load a module's shared library, an OSError of ENOMEM or the
+    loader's words (:data:`_NO_MEMORY_WORDS`) in its chain. Any other ImportError is not.
+
+    Under a small ``ulimit -v`` (40-60 MB), numpy's import failed so (``..._openblas64_.so:
+    failed to map segment from shared object``, under numpy's "Importing the numpy
+    C-extensions failed"): ``textnb`` printed a 50-line traceback, the mail filters 900
+    bytes of numpy's advice as an internal error, where a MemoryError is one line (``out of
+    memory``)."""
+    import errno  # (a built-in module: nothing loaded from disk)
+
+    if not isinstance(exc, (MemoryError, ImportError)):
+        return False
+    seen, link = set(), exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        if isinstance(link, MemoryError) or getattr(link, "errno", None) == errno.ENOMEM:
+            return True
+        if isinstance(link, ImportError):
+            text = str(link).lower()
+            if any(w in text for w in _NO_MEMORY_WORDS) and not any(w in text for w in _NOT_MEMORY_WORDS):
+                return True
+        link = link.__cause__ if link.__cause__ is not None else link.__context__
+    return False
+
+
 class stops_unmasked:
     """A context (a class: the mail filter's fast path imports this module) in which an
     error that stands for a stop (:func:`stop_behind`) is raised as that stop, the error
     chained to it: the program answers it as the stop it is (``textnb: interrupted``, 130),
-    not as an error of the input or a bug."""
+    not as an error of the input or a bug; and an ImportError for want of memory
+    (:func:`memory_refused`) as a MemoryError (``out of memory``)."""
 
     def __enter__(self):
         return self
@@ -218,6 +255,8 @@ class stops_unmasked:
             stop = stop_behind(exc)
             if stop is not None:  # (a new one: the stop in the error's chain would chain to itself)
                 raise _stop_exception(getattr(stop, "signum", signal.SIGINT)) from exc
+            if isinstance(exc, ImportError) and memory_refused(exc):
+                raise MemoryError("out of memory loading a module") from exc
         return False
 
 
