@@ -94,3 +94,53 @@ def test_a_text_model_cuts_where_training_cut_on_every_path(tmp_path):
     assert rc == 0, err
     assert float(out.split("\t")[2]) == pytest.approx(odds, abs=1e-9)
     assert np.isfinite(odds) and odds > 0
+
+
+#: a Windows-1252 / Latin-1 text: 14 bytes in its file hold "ééééé abcdef x", 14 UTF-8 bytes "ééééé abc"
+LATIN1 = {"spam": "ééééé abcdef xyzw", "ham": "ààààà ghijkl mnop"}
+
+
+def _latin1_corpus(root):
+    """The two LATIN1 texts as a class folder (Latin-1 files), a TSV and a JSON Lines file
+    (their rows)."""
+    for label, text in LATIN1.items():
+        (root / "folder" / label).mkdir(parents=True)
+        (root / "folder" / label / "1.txt").write_bytes(text.encode("latin-1"))
+    (root / "c.tsv").write_bytes(b"label\ttext\n" + b"".join(f"{k}\t{v}\n".encode("latin-1") for k, v in LATIN1.items()))
+    (root / "c.jsonl").write_text("".join(json.dumps({"label": k, "text": v}) + "\n" for k, v in LATIN1.items()),
+                                  encoding="utf-8")
+    return [root / "folder", root / "c.tsv", root / "c.jsonl"]
+
+
+def test_a_latin1_file_is_cut_where_its_text_is_cut_as_a_row_or_a_str_on_every_path(tmp_path):
+    """``--max-bytes`` counts the UTF-8 bytes of a document's text whatever holds it: a
+    Latin-1 file's first 14 bytes decode to 14 characters, 19 UTF-8 bytes, cut to the 14 of
+    the same text given as a row or a str (*was*: training kept ``abcdef`` from the file,
+    ``abc`` from the row, and ``predict`` cut the file's text a second time, so it scored
+    less than training had learnt and less than the library scored)."""
+    vocabularies = []
+    for source in _latin1_corpus(tmp_path):
+        model = tmp_path / f"{source.name}.tnb"
+        rc, _, err = cli("train", source, "--max-bytes", "14", "--model", "multinomial", "-o", model)
+        assert rc == 0, err
+        vocabularies.append(sorted(textnb.load(model).vectorizer_.vocabulary_))
+    lib = textnb.TextClassifier(max_bytes=14, model=textnb.MultinomialNB()).fit(list(LATIN1.values()), list(LATIN1))
+    assert vocabularies == [sorted(lib.vectorizer_.vocabulary_)] * 3 == [["abc", "ghi", "ààààà", "ééééé"]] * 3
+    model = tmp_path / "folder.tnb"
+    doc = tmp_path / "folder" / "spam" / "1.txt"
+    rc, out, err = cli("predict", model, doc, "--json", "--proba")
+    assert rc == 0, err
+    odds = json.loads(out)["log_odds"]["spam"]
+    assert odds == pytest.approx(2 * np.log(2))  # (abc and ééééé: each twice as likely in spam)
+    loaded = textnb.load(model)
+    for given in (doc, doc.read_bytes(), LATIN1["spam"]):
+        assert loaded.predict_log_odds([given])[0][list(loaded.classes_).index("spam")] == pytest.approx(odds)
+    served = classify_texts(_load_text_model(str(model)), {"texts": [LATIN1["spam"]]})
+    assert served["log_odds"][0][served["classes"].index("spam")] == pytest.approx(odds)
+    rc, out, err = run_spamfilter(["-m", model, "--batch", doc])  # (a model of plain documents: predict's text)
+    assert rc == 0, err
+    assert float(out.split("\t")[2]) == pytest.approx(odds)
+    rc, out, err = run_topicfilter(["-m", model, "-o", tmp_path / "routed", "--uncalibrated", doc])
+    assert rc == 0, err
+    assert float(out.split("\t")[2]) == pytest.approx(1 / (1 + np.exp(-odds)), abs=1e-3)
+

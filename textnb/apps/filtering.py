@@ -324,7 +324,7 @@ def _document_text(model, data, max_bytes):
 
     limit = min(max_bytes, model_max_bytes(model))
     text = document_text(data, limit)
-    return text if text is not None else decode_bytes(bytes(data[:limit]), cut=len(data) >= limit)
+    return text if text is not None else decode_bytes(bytes(data[:limit]), len(data) >= limit, limit)
 
 
 def _check_spam_model(model, path):
