@@ -67,6 +67,8 @@ __all__ = [
     "Corpus",
     "decode_bytes",
     "document_size",
+    "text_bytes",
+    "TEXT_SHORTER_BY",
     "decode_lines",
     "read_text_file",
     "open_input",
@@ -1052,15 +1054,36 @@ _STREAM_ROWS = 2000
 STREAM_ROWS_BYTES = 64 << 20
 
 
-def text_bytes(doc, max_bytes=MAX_DOCUMENT_BYTES):
-    """The UTF-8 bytes of a document before it is read, at most ``max_bytes``: a str's
-    encoded length, bytes' length, a file's size (:func:`document_size`): what the default
+#: How many bytes a file's text may be shorter in UTF-8 than the file (:func:`text_bytes`'s
+#: ``read_below``): a byte-order mark (3), and a UTF-8 character split at ``max_bytes`` (3).
+TEXT_SHORTER_BY = 6
+
+
+def text_bytes(doc, max_bytes=MAX_DOCUMENT_BYTES, read_below=None):
+    """The size of a document: the UTF-8 bytes of its text as :func:`to_tokenizable` reads
+    it (decoded, cut at ``max_bytes``), at most ``max_bytes``; one measure for a str, bytes,
+    a file, a TSV/CSV/JSON Lines row and a fastText line, as the cut is one: what the default
     pipeline's rule for short texts measures (:func:`textnb.text.training.default_vectorizer`),
-    the same number for a text and for its file (found by a user trial: a str's characters,
-    so a Cyrillic corpus got its bigrams from a TSV file and not from its folder)."""
+    the same number for a text and for its file (found by user trials: a str's characters,
+    so a Cyrillic corpus got its bigrams from a TSV file and not from its folder; a file's
+    bytes, so a folder of Latin-1 texts got them and the TSV of the same texts did not).
+
+    A file is read for it (a binary one, or one that cannot be read: its size, as
+    :func:`document_size` says it). ``read_below``: a file of at least ``read_below`` bytes
+    (``os.stat``) is measured by its size, nothing read; its text is as long at least in
+    UTF-8 (each byte of an ASCII or UTF-8 file is one byte of its text, of a Windows-1252
+    one a character of 1 to 3), but for :data:`TEXT_SHORTER_BY` bytes."""
     if isinstance(doc, str):
         return min(len(doc) if doc.isascii() else len(doc.encode("utf-8", "surrogatepass")), max_bytes)
-    return document_size(doc, max_bytes)
+    size = document_size(doc, max_bytes)
+    if isinstance(doc, (bytes, bytearray)) and doc[:max_bytes].isascii() \
+            or isinstance(doc, Path) and read_below is not None and size >= read_below:
+        return size
+    try:
+        text = to_text(doc, max_bytes) if isinstance(doc, (bytes, bytearray, Path)) else None
+    except InputError:
+        text = None
+    return size if text is None else text_bytes(text, max_bytes)
 
 
 class Rereadable:
