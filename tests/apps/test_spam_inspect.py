@@ -88,3 +88,25 @@ def test_the_informative_tokens_are_the_weights_each_method_scores_with(sms_spam
     token, value = top[0]
     base = model.decision_function([["lunch"]])[0]
     assert model.decision_function([["lunch", token]])[0] - base == pytest.approx(value, rel=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["fisher", "discriminative"])
+def test_a_utf7_mail_decoding_to_a_lone_surrogate_trains_and_inspects(tmp_path, kind):
+    """An HTML mail in UTF-7 whose link host decodes to a lone surrogate (``+2AA-``): the
+    reader decodes it as a wrong charset (UTF-8 here), so ``spamfilter --train-*`` writes a
+    model of every kind that ``textnb inspect`` reads and prints (*was*: the discriminative
+    kind stopped on an internal error, exit 3, and the Fisher model's ``inspect`` did, exit 70)."""
+    from conftest import run_spamfilter
+
+    for folder, data in (("spam", b'From: a@b.c\nSubject: hi\nContent-Type: text/html; charset=utf-7\n\n'
+                                  b'<a href="http://+2AA-.example.com/">x</a> free money\n'),
+                         ("ham", b"From: c@d.e\nSubject: lunch\n\nmeeting at noon\n")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "1.eml").write_bytes(data)
+    model = tmp_path / "m.tnb"
+    rc, _, err = run_spamfilter(["-m", model, "--kind", kind, "--train-spam", tmp_path / "spam",
+                                 "--train-ham", tmp_path / "ham"])
+    assert rc == 0, err
+    rc, out, err = cli("inspect", model)
+    assert rc == 0, err
+    out.encode("utf-8")  # (no lone surrogate in what it prints)

@@ -259,3 +259,36 @@ def test_inspect_writes_a_log_odds_as_predict_explain_does(tmp_path):
 
     assert [amount(-0.0), amount(-0.0, sign=False), amount(-0.004), amount(0.5, sign=False)] == \
         ["+0.00", "0.00", "-0.004", "0.50"]
+
+
+def test_a_label_holding_a_lone_surrogate_is_written_escaped_never_an_internal_error(tmp_path, monkeypatch):
+    """A label holding a lone surrogate (a library caller's ``"a\\ud800"``; a class folder's
+    byte that is not UTF-8 is ``\\udcff`` and written back as that byte) is written ``\\ud800``
+    by ``textnb predict``, ``inspect`` and ``topicfilter``, whose folder for it is named so
+    (*was*: an internal error, UnicodeEncodeError, from each, after training wrote the model)."""
+    import io
+    import sys
+
+    import textnb
+    from textnb.cli.commands import main
+    from textnb.cli.mailcli import topicfilter
+
+    model, doc = tmp_path / "m.tnb", tmp_path / "d.txt"
+    clf = textnb.TextClassifier(model=textnb.MultinomialNB()).fit(["good one", "bad one"], ["a\ud800", "b\udcff"])
+    clf.save(model)
+    doc.write_text("good\n", encoding="utf-8")
+
+    def run(command, *args):
+        written = io.BytesIO()
+        monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(written, encoding="utf-8", errors="strict"))
+        rc = command([str(a) for a in args])
+        sys.stdout.flush()
+        return rc, written.getvalue()
+
+    rc, out = run(main, "predict", model, doc)
+    assert rc == 0 and out == f"{doc}\ta\\ud800\n".encode()
+    rc, out = run(main, "inspect", model)
+    assert rc == 0 and b"a\\ud800" in out and b"b\xff" in out
+    rc, out = run(topicfilter, "-m", model, "-o", tmp_path / "out", "--uncalibrated", doc)
+    assert rc == 0 and b"\ta\\ud800\t" in out
+    assert os.listdir(tmp_path / "out") == ["a\\ud800"]

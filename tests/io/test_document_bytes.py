@@ -94,3 +94,127 @@ def test_a_text_model_cuts_where_training_cut_on_every_path(tmp_path):
     assert rc == 0, err
     assert float(out.split("\t")[2]) == pytest.approx(odds, abs=1e-9)
     assert np.isfinite(odds) and odds > 0
+
+
+#: a Windows-1252 / Latin-1 text: 14 bytes in its file hold "ééééé abcdef x", 14 UTF-8 bytes "ééééé abc"
+LATIN1 = {"spam": "ééééé abcdef xyzw", "ham": "ààààà ghijkl mnop"}
+
+
+def _latin1_corpus(root):
+    """The two LATIN1 texts as a class folder (Latin-1 files), a TSV and a JSON Lines file
+    (their rows)."""
+    for label, text in LATIN1.items():
+        (root / "folder" / label).mkdir(parents=True)
+        (root / "folder" / label / "1.txt").write_bytes(text.encode("latin-1"))
+    (root / "c.tsv").write_bytes(b"label\ttext\n" + b"".join(f"{k}\t{v}\n".encode("latin-1") for k, v in LATIN1.items()))
+    (root / "c.jsonl").write_text("".join(json.dumps({"label": k, "text": v}) + "\n" for k, v in LATIN1.items()),
+                                  encoding="utf-8")
+    return [root / "folder", root / "c.tsv", root / "c.jsonl"]
+
+
+def test_a_latin1_file_is_cut_where_its_text_is_cut_as_a_row_or_a_str_on_every_path(tmp_path):
+    """``--max-bytes`` counts the UTF-8 bytes of a document's text whatever holds it: a
+    Latin-1 file's first 14 bytes decode to 14 characters, 19 UTF-8 bytes, cut to the 14 of
+    the same text given as a row or a str (*was*: training kept ``abcdef`` from the file,
+    ``abc`` from the row, and ``predict`` cut the file's text a second time, so it scored
+    less than training had learnt and less than the library scored)."""
+    vocabularies = []
+    for source in _latin1_corpus(tmp_path):
+        model = tmp_path / f"{source.name}.tnb"
+        rc, _, err = cli("train", source, "--max-bytes", "14", "--model", "multinomial", "-o", model)
+        assert rc == 0, err
+        vocabularies.append(sorted(textnb.load(model).vectorizer_.vocabulary_))
+    lib = textnb.TextClassifier(max_bytes=14, model=textnb.MultinomialNB()).fit(list(LATIN1.values()), list(LATIN1))
+    assert vocabularies == [sorted(lib.vectorizer_.vocabulary_)] * 3 == [["abc", "ghi", "ààààà", "ééééé"]] * 3
+    model = tmp_path / "folder.tnb"
+    doc = tmp_path / "folder" / "spam" / "1.txt"
+    rc, out, err = cli("predict", model, doc, "--json", "--proba")
+    assert rc == 0, err
+    odds = json.loads(out)["log_odds"]["spam"]
+    assert odds == pytest.approx(2 * np.log(2))  # (abc and ééééé: each twice as likely in spam)
+    loaded = textnb.load(model)
+    for given in (doc, doc.read_bytes(), LATIN1["spam"]):
+        assert loaded.predict_log_odds([given])[0][list(loaded.classes_).index("spam")] == pytest.approx(odds)
+    served = classify_texts(_load_text_model(str(model)), {"texts": [LATIN1["spam"]]})
+    assert served["log_odds"][0][served["classes"].index("spam")] == pytest.approx(odds)
+    rc, out, err = run_spamfilter(["-m", model, "--batch", doc])  # (a model of plain documents: predict's text)
+    assert rc == 0, err
+    assert float(out.split("\t")[2]) == pytest.approx(odds)
+    rc, out, err = run_topicfilter(["-m", model, "-o", tmp_path / "routed", "--uncalibrated", doc])
+    assert rc == 0, err
+    assert float(out.split("\t")[2]) == pytest.approx(1 / (1 + np.exp(-odds)), abs=1e-3)
+
+
+def _latin1_texts(n=1000):
+    """``n`` labelled texts of about 450 Latin-1 bytes, 520 UTF-8 ones (over the short-text
+    rule's 500 in UTF-8, under it in Latin-1)."""
+    import random
+
+    words = ["été", "café", "élève", "général", "hôtel", "déjà", "fenêtre", "théâtre", "forêt", "clé", "très", "père"]
+    rng, texts, labels = random.Random(1), [], []
+    for i in range(n):
+        label = ("neg", "pos")[i % 2]
+        chosen = []
+        while len(" ".join(chosen)) < 440:
+            chosen.append(rng.choice(words))
+        texts.append(" ".join(chosen + [("mal", "bon")[i % 2]]))
+        labels.append(label)
+    return texts, labels
+
+
+def test_a_latin1_corpus_is_one_corpus_as_a_folder_a_tsv_and_a_list_of_texts(tmp_path):
+    """The short-text rule measures a document's text in UTF-8 bytes in every container: a
+    folder of 1,000 Latin-1 files of 450 bytes (520 in UTF-8) gets the words alone, as the
+    TSV file and the str list of the same texts do (*was*: the files' sizes, so the folder
+    got word bigrams and the TSV did not: two models of one corpus)."""
+    from textnb.text.training import default_vectorizer
+
+    texts, labels = _latin1_texts()
+    rows = [b"label\ttext\n"]
+    for i, (text, label) in enumerate(zip(texts, labels)):
+        (tmp_path / "folder" / label).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "folder" / label / f"{i:04d}.txt").write_bytes(text.encode("latin-1"))
+        rows.append(f"{label}\t{text}\n".encode("latin-1"))
+    (tmp_path / "c.tsv").write_bytes(b"".join(rows))
+    paths = sorted((tmp_path / "folder").rglob("*.txt"))
+    chosen = [default_vectorizer(docs)[0] for docs in (texts, paths, [p.read_bytes() for p in paths])]
+    assert chosen == [{}] * 3
+    short = [t[:200].rsplit(" ", 1)[0] for t in texts]  # (and short texts are short in every container)
+    assert default_vectorizer([t.encode("latin-1") for t in short])[0] == default_vectorizer(short)[0] != {}
+    dask_bag = pytest.importorskip("dask.bag")  # (fit_bag: the same rule where the documents live)
+    import dask
+
+    from textnb.text.distributed import _default_params
+
+    with dask.config.set(scheduler="synchronous"):
+        assert _default_params(dask_bag.from_sequence(list(zip(paths, labels)), npartitions=3), None) == {}
+        assert _default_params(dask_bag.from_sequence(list(zip(short, labels)), npartitions=3), None) != {}
+    terms = []
+    for source in (tmp_path / "folder", tmp_path / "c.tsv"):
+        rc, _, err = cli("train", source, "--jobs", "1", "-o", tmp_path / "m.tnb")
+        assert rc == 0, err
+        terms.append(sorted(textnb.load(tmp_path / "m.tnb").vectorizer_.vocabulary_))
+    assert terms[0] == terms[1] and not any(" " in t for t in terms[0])
+
+
+def test_the_short_text_rule_reads_no_file_of_a_corpus_of_long_files(tmp_path, monkeypatch):
+    """Files are measured by their sizes first: a corpus whose files are long by their sizes
+    is long by their texts (decoding makes no text shorter in UTF-8), so none is read (20
+    Newsgroups' training reads each file once); files that are short by their sizes are read,
+    the short ones only."""
+    import textnb.io.corpus as corpus
+    from textnb.text.training import default_vectorizer
+
+    for i in range(1000):
+        (tmp_path / f"{i:04d}.txt").write_bytes(b"word " * (120 if i % 3 else 20))
+    paths = sorted(tmp_path.glob("*.txt"))
+    read = []
+    to_text = corpus.to_text
+    monkeypatch.setattr(corpus, "to_text", lambda doc, *a, **k: read.append(doc) or to_text(doc, *a, **k))
+    assert default_vectorizer(paths)[0] == {} and read == []
+    for p in paths[::3]:
+        p.write_bytes("é".encode("latin-1") * 400)  # (400 bytes, 800 in UTF-8: still long)
+    for p in paths[1::3]:
+        p.write_bytes(b"w " * 100)
+    assert default_vectorizer(paths)[0] == {}
+    assert read and all(p.stat().st_size < 500 for p in read)

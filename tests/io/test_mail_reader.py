@@ -193,6 +193,26 @@ def test_8bit_and_misdeclared_charsets_and_refused_codecs():
     assert mt.decode_bytes(b"bcher-kva", "punycode") == "bcher-kva"
 
 
+def test_a_charset_decoding_to_a_lone_surrogate_falls_back_as_a_wrong_one():
+    """A declared charset whose decoding holds a lone surrogate (UTF-7's ``+2AA-`` is U+D800
+    alone: no character, no UTF-8 bytes) is wrong as one that fails to decode is: the bytes
+    are read as UTF-8, else Latin-1, in a body, an RFC 2047 header word and an RFC 2231 file
+    name alike (*was*: tokens and text holding ``\\ud800``, which no model file takes:
+    ``spamfilter --train-*`` stopped on an internal error)."""
+    assert mt.decode_bytes(b"+2AA- x", "utf-7") == "+2AA- x" and mt.decode_bytes(b"a+AOk-", "utf-7") == "a\xe9"
+    assert mt.decode_bytes(b"\\ud800 caf\xe9", "unicode-escape") == "\\ud800 caf\xe9"
+    messages = [b"Subject: hi\nContent-Type: text/html; charset=utf-7\n\n<a href=\"http://+2AA-.example.com/\">x</a> free\n",
+                b"Subject: =?utf-7?Q?+2AA-money?=\n\nbody words\n",
+                b"Subject: x\nContent-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nhi\n--b\n"
+                b"Content-Type: application/pdf\nContent-Disposition: attachment; filename*=utf-7''%2B2AA-.pdf\n\nxx\n--b--\n"]
+    for data in messages:
+        for text in [*message_tokens(data), message_text(data)]:
+            text.encode("utf-8")  # (a lone surrogate: UnicodeEncodeError)
+    assert "url:+2aa-.example.com" in message_tokens(messages[0])
+    assert mt.decode_header("=?utf-7?Q?+2AA-money?=") == "+2AA-money"
+    assert "attach:2aa-.pdf" in message_tokens(messages[2])  # (the file name "+2AA-.pdf", read as UTF-8)
+
+
 def test_an_html_part_without_a_charset_is_read_by_its_meta_tag():
     """An HTML part whose Content-Type names no charset (or none Python knows) is decoded by
     the ``<meta>`` charset of its first 1,024 bytes (both of the WHATWG prescan's forms), as

@@ -522,3 +522,19 @@ def test_a_column_vector_of_labels_is_taken_with_scikit_learns_warning():
     assert_allclose(column.predict_proba(docs), flat.predict_proba(docs))
     with pytest.raises(ValueError, match="one label per document"):
         TextClassifier().fit(docs, np.stack([y, y], axis=1))
+
+
+def test_a_term_holding_a_lone_surrogate_is_a_data_error_at_save_and_writes_no_file(tmp_path):
+    """Documents given as str may hold a lone surrogate (``"x\\ud800y"``: no character); a
+    tokenizer that keeps it in a term (``token_pattern=r"\\S+"``) makes a term no model file
+    holds (its vocabulary is UTF-8): ``save`` raises DataError naming the term and writes
+    nothing (*was*: Python's UnicodeEncodeError); the default tokenizer leaves it out."""
+    from textnb.core.errors import DataError
+
+    docs, y = ["x\ud800y good", "bad thing", "good y"], ["a", "b", "a"]
+    clf = textnb.TextClassifier(vectorizer=textnb.Vectorizer(token_pattern=r"\S+")).fit(docs, y)
+    with pytest.raises(DataError, match=r"the term 'x\\ud800y': '\\ud800' at character 1 is a lone surrogate"):
+        clf.save(tmp_path / "m.tnb")
+    assert list(tmp_path.iterdir()) == []
+    textnb.TextClassifier().fit(docs, y).save(tmp_path / "m.tnb")
+    assert textnb.load(tmp_path / "m.tnb").predict(["x\ud800y good"])[0] == "a"

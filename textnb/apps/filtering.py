@@ -38,6 +38,7 @@ import itertools
 import os
 import shutil
 import stat
+import re
 import sys
 import warnings
 import tempfile
@@ -49,7 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from textnb.core.errors import (DataWarning, InputError, ModelFileError, TextnbError, check_input, input_name,
-                                missing_reason, not_a_folder, os_error_text)
+                                lone_surrogate, missing_reason, not_a_folder, os_error_text)
 from textnb.core.labels import label_names
 from textnb.core.model_io import (atomic_write, before_replace, cannot_write_in, is_temporary_name, load, model_class,
                                   new_file_mode, output_target, refuse_folder, refuse_input_as_output, save,
@@ -325,7 +326,7 @@ def _document_text(model, data, max_bytes):
 
     limit = min(max_bytes, model_max_bytes(model))
     text = document_text(data, limit)
-    return text if text is not None else decode_bytes(bytes(data[:limit]), cut=len(data) >= limit)
+    return text if text is not None else decode_bytes(bytes(data[:limit]), len(data) >= limit, limit)
 
 
 def _check_spam_model(model, path):
@@ -1287,8 +1288,18 @@ class Route:
     data: bytes = None
 
 
+#: a lone surrogate that is not a byte kept by ``surrogateescape`` (\udc80-\udcff): no character, no file name's byte
+_NOT_A_BYTE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
 def _folder_name(label):
+    """The folder of OUT a class's documents go to: its name, a path separator or NUL as
+    ``_``, a lone surrogate other than a byte kept by ``surrogateescape`` (a label a library
+    caller gave a model) as its escape ``\\ud800``, as the standard output writes it
+    (:data:`textnb.apps.spamclient.SURROGATES`; *was*: an internal error)."""
     name = str(label).replace(os.sep, "_").replace("\0", "_").strip()
+    if lone_surrogate(name) is not None:
+        name = _NOT_A_BYTE.sub(lambda m: f"\\u{ord(m.group()):04x}", name)
     if name in ("", ".", ".."):
         name = "_" + name
     return name

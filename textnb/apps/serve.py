@@ -105,7 +105,7 @@ from textnb.io import mail
 from textnb.io.corpus import model_max_bytes
 from textnb.io.fasttext import line_texts, stored_label_prefix
 from textnb.io.files import MAX_BYTES_CAP, file_identity
-from textnb.core.errors import InputError, ModelFileError, TextnbError, json_values, missing_reason
+from textnb.core.errors import InputError, ModelFileError, TextnbError, json_values, lone_surrogate, missing_reason, not_text
 from textnb.core.wrapping import reads_documents
 from textnb.apps import protocol
 from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, DeadlineReading, SpamdHandler,
@@ -282,9 +282,21 @@ def _message_bytes(texts):
         try:
             out.append(t.encode("utf-8", "surrogateescape"))
         except UnicodeEncodeError as exc:
-            raise InputError(f"texts[{i}]: {t[exc.start]!r} at character {exc.start} is a lone surrogate, not "
-                             "text (a message's bytes that are not UTF-8 are sent as \\udc80-\\udcff)") from None
+            raise InputError(f"texts[{i}]: {not_text(t, exc.start)} (a message's bytes that are not UTF-8 are sent "
+                             "as \\udc80-\\udcff)") from None
     return out
+
+
+def _plain_texts(texts):
+    """``texts``, plain texts (not messages), each checked to be text: a lone surrogate
+    (:func:`~textnb.core.errors.lone_surrogate`) is an InputError naming the text, the rule
+    of every reader (a JSON Lines row holding one is refused so; *was*: scored here, less the
+    surrogate, and refused only in a message)."""
+    for i, t in enumerate(texts):
+        at = lone_surrogate(t)
+        if at is not None:
+            raise InputError(f"texts[{i}]: {not_text(t, at)}")
+    return texts
 
 
 def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DEFAULT_MAX_TOKENS):
@@ -366,8 +378,9 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
         # those of the model's prefix, left out; cut where the model's training cut a document), and for a
         # spamfilter model of rendered messages read as the header-less message predict --lines reads (it was
         # fed the raw text, a score no other path gave the line; and the label words, which predict drops)
-        texts = line_texts(texts, stored_label_prefix(model), model_max_bytes(model))
-        texts = as_messages(model, _message_bytes(texts) if takes_messages(model) else texts)  # (a lone
+        messages = takes_messages(model)
+        texts = line_texts(texts if messages else _plain_texts(texts), stored_label_prefix(model), model_max_bytes(model))
+        texts = as_messages(model, _message_bytes(texts) if messages else texts)  # (a lone
         # surrogate refused as with "mail": true, naming the text: found by a user trial, the codec's words)
     if multi is not None:  # each label's own probability; the labels of the decision rule, or ranked
         lo = label_log_odds(model, texts)

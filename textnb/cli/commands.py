@@ -28,7 +28,7 @@ import textnb.cli.test
 import textnb.cli.train
 from textnb.cli.filterbase import STOPS, say, stop_message, warnings_as_lines
 from textnb.cli.output import flag_words, one_line, tolerant
-from textnb.apps.spamclient import Terminated
+from textnb.apps.spamclient import SURROGATES, Terminated
 from textnb.core.errors import ModelGivenAsData, TextnbError, os_error_text
 from textnb.core.signals import stops_unmasked
 from textnb.core.version import __version__
@@ -189,7 +189,7 @@ def _main(argv, *, stdout, stderr):
     from textnb.core.workers import keep_freed_memory
 
     keep_freed_memory()  # this process is ours: reuse freed memory (see its docstring)
-    out = stdout if stdout is not None else tolerant(sys.stdout, "surrogateescape")
+    out = stdout if stdout is not None else tolerant(sys.stdout, SURROGATES)
     err = stderr if stderr is not None else tolerant(sys.stderr, "backslashreplace")
     parser = _parser()
     try:

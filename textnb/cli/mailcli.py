@@ -28,6 +28,7 @@ import sys
 
 from textnb.apps.spamclient import (  # the process conventions live with the client, which runs
     # them without this package (scripts/spamfilter)
+    SURROGATES,
     _Closed,
     is_client,
     process_main,
@@ -80,7 +81,7 @@ def _topic(argv, stdin, stdout, stderr):
     from textnb.cli.topicfilter import topic_main  # (inside process_main: Ctrl-C during the import is handled)
 
     # (its report is text: the names' bytes that are not UTF-8 written back as they came)
-    text_out = tolerant(sys.stdout, "surrogateescape") if not isinstance(stdout, _Closed) else _Closed("stdout")
+    text_out = tolerant(sys.stdout, SURROGATES) if not isinstance(stdout, _Closed) else _Closed("stdout")
     return topic_main(argv, stdout=text_out, stderr=stderr)
 
 

@@ -5,8 +5,8 @@ import io  # (loaded by Python's start-up: free)
 import os  # (the same)
 import sys
 
-from textnb.apps.spamclient import (EXIT_INTERRUPTED, EXIT_ZERO_UNUSED, Terminated, asks_batch, client_main, copy_rest,
-                                    drain, read_head, write_whole)
+from textnb.apps.spamclient import (EXIT_INTERRUPTED, EXIT_ZERO_UNUSED, SURROGATES, Terminated, asks_batch, client_main,
+                                    copy_rest, drain, read_head, write_whole)
 from textnb.cli.filterbase import add_version, full_library, parser_class, progress_bar, say, say_failure, warnings_as_lines
 from textnb.cli.streams import cell  # (textnb.cli.output re-exports it: no json/re import here)
 from textnb.core.errors import InputError
@@ -348,7 +348,7 @@ def _isatty(stream):
 
 def _write_lines(stdout, lines):
     if lines:
-        stdout.write(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))
+        stdout.write(("\n".join(lines) + "\n").encode("utf-8", SURROGATES))
         lines.clear()
 
 

@@ -14,7 +14,7 @@ __all__ = ["TextnbError", "InputError", "RowError", "NotATextCorpus", "ModelGive
            "refuse_single_string", "ModelFileError", "DataWarning", "InexactMergeWarning", "short_repr", "missing_reason",
            "missing_input", "check_input", "file_kind", "what_is", "not_a_folder",
            "empty_input", "input_name", "STDIN_NAME", "counted", "unknown_to_leave_out", "os_error_text",
-           "unicode_text", "json_values", "FLOAT_MAX"]
+           "unicode_text", "lone_surrogate", "not_text", "json_values", "FLOAT_MAX"]
 
 
 class TextnbError(Exception):
@@ -206,6 +206,28 @@ def input_name(path):
     names an input read from ``-`` (its rows, its lines, its emptiness) asks here."""
     path = os.fspath(path)
     return STDIN_NAME if path == "-" else path
+
+
+def lone_surrogate(text):
+    """Where the first lone surrogate (U+D800-U+DFFF) of the str ``text`` is, or None: a
+    code point that is no character and has no UTF-8 bytes, which a JSON ``\\ud800``
+    escape without its pair, a UTF-7 text or a library caller's str may hold. The one test
+    of every reader of text that can meet one (:func:`not_text` says it): JSON Lines rows,
+    ``textnb serve``'s texts, the mail reader's decoding (such a decoding falls back as one
+    that fails does)."""
+    if text.isascii():
+        return None
+    try:  # (UTF-8 encodes every code point but these: no pattern module on the mail tools' fast path)
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
+
+
+def not_text(text, at):
+    """The words every reader refusing a lone surrogate says: ``'\\ud800' at character 5 is
+    a lone surrogate, not text`` (``at``: :func:`lone_surrogate` of ``text``)."""
+    return f"{text[at]!r} at character {at} is a lone surrogate, not text"
 
 
 def unicode_text(text):

@@ -67,6 +67,8 @@ __all__ = [
     "Corpus",
     "decode_bytes",
     "document_size",
+    "text_bytes",
+    "TEXT_SHORTER_BY",
     "decode_lines",
     "read_text_file",
     "open_input",
@@ -259,21 +261,29 @@ def binary_document(doc):
     return binary_refusal(short_repr(bytes(doc[:100])), bytes(doc[:_SNIFF]), "a text document")
 
 
-def decode_bytes(data, cut=False):
+def decode_bytes(data, cut=False, max_bytes=None):
     """Decode document bytes: UTF-8, else Windows-1252, else Latin-1 (never fails).
 
     ``cut``: ``data`` was cut at a byte limit (``--max-bytes``), which may split the last
     UTF-8 character: that character is left out, and the rest read as the UTF-8 it is
     (not the whole text as Windows-1252 for one broken character at the cut).
+
+    ``max_bytes``: ``data`` is a document's first ``max_bytes`` bytes, and its text is cut
+    at ``max_bytes`` UTF-8 bytes (:func:`textnb.io.files.cut_text`): a document's size is
+    its text's UTF-8 bytes whatever holds it (a file, a row, a line, a str), and a
+    Windows-1252 or Latin-1 text is longer in UTF-8 than in its file (found by a user
+    trial: ``--max-bytes 14`` kept 14 characters of a Latin-1 file and 14 bytes of the same
+    text as a TSV row, and ``predict`` cut the file's text again, where the row was cut).
     """
     try:  # (UTF-8 less a leading byte-order mark: "utf-8-sig", without its codec's Python-level call)
         return decode_cut(data[3:] if data[:3] == BOM else data, "utf-8", cut)
     except UnicodeDecodeError:
         pass
     try:
-        return data.decode("cp1252")
+        text = data.decode("cp1252")
     except UnicodeDecodeError:
-        return data.decode("latin-1")
+        text = data.decode("latin-1")
+    return text if max_bytes is None else cut_text(text, max_bytes)
 
 
 def decode_lines(data):
@@ -409,12 +419,12 @@ def read_document(path, max_bytes=MAX_DOCUMENT_BYTES):
 def document_text(data, max_bytes=MAX_DOCUMENT_BYTES):
     """The text of a document given as bytes, as textnb reads a document file (``textnb
     train`` and ``predict``, :func:`read_document`; the filters for a model of plain
-    documents): its first ``max_bytes`` bytes decoded by :func:`decode_bytes` (cut there
-    when there are more), or None when they look binary (:func:`is_binary`)."""
+    documents): its first ``max_bytes`` bytes decoded by :func:`decode_bytes`, the text cut
+    at ``max_bytes`` UTF-8 bytes, or None when they look binary (:func:`is_binary`)."""
     data = bytes(data[:max_bytes])
     if is_binary(data):
         return None
-    return decode_bytes(data, cut=len(data) >= max_bytes)
+    return decode_bytes(data, len(data) >= max_bytes, max_bytes)
 
 
 def _hidden(name):
@@ -1044,15 +1054,36 @@ _STREAM_ROWS = 2000
 STREAM_ROWS_BYTES = 64 << 20
 
 
-def text_bytes(doc, max_bytes=MAX_DOCUMENT_BYTES):
-    """The UTF-8 bytes of a document before it is read, at most ``max_bytes``: a str's
-    encoded length, bytes' length, a file's size (:func:`document_size`): what the default
+#: How many bytes a file's text may be shorter in UTF-8 than the file (:func:`text_bytes`'s
+#: ``read_below``): a byte-order mark (3), and a UTF-8 character split at ``max_bytes`` (3).
+TEXT_SHORTER_BY = 6
+
+
+def text_bytes(doc, max_bytes=MAX_DOCUMENT_BYTES, read_below=None):
+    """The size of a document: the UTF-8 bytes of its text as :func:`to_tokenizable` reads
+    it (decoded, cut at ``max_bytes``), at most ``max_bytes``; one measure for a str, bytes,
+    a file, a TSV/CSV/JSON Lines row and a fastText line, as the cut is one: what the default
     pipeline's rule for short texts measures (:func:`textnb.text.training.default_vectorizer`),
-    the same number for a text and for its file (found by a user trial: a str's characters,
-    so a Cyrillic corpus got its bigrams from a TSV file and not from its folder)."""
+    the same number for a text and for its file (found by user trials: a str's characters,
+    so a Cyrillic corpus got its bigrams from a TSV file and not from its folder; a file's
+    bytes, so a folder of Latin-1 texts got them and the TSV of the same texts did not).
+
+    A file is read for it (a binary one, or one that cannot be read: its size, as
+    :func:`document_size` says it). ``read_below``: a file of at least ``read_below`` bytes
+    (``os.stat``) is measured by its size, nothing read; its text is as long at least in
+    UTF-8 (each byte of an ASCII or UTF-8 file is one byte of its text, of a Windows-1252
+    one a character of 1 to 3), but for :data:`TEXT_SHORTER_BY` bytes."""
     if isinstance(doc, str):
         return min(len(doc) if doc.isascii() else len(doc.encode("utf-8", "surrogatepass")), max_bytes)
-    return document_size(doc, max_bytes)
+    size = document_size(doc, max_bytes)
+    if isinstance(doc, (bytes, bytearray)) and doc[:max_bytes].isascii() \
+            or isinstance(doc, Path) and read_below is not None and size >= read_below:
+        return size
+    try:
+        text = to_text(doc, max_bytes) if isinstance(doc, (bytes, bytearray, Path)) else None
+    except InputError:
+        text = None
+    return size if text is None else text_bytes(text, max_bytes)
 
 
 class Rereadable:
@@ -2032,9 +2063,11 @@ def mbox_documents(source, data, split, max_bytes=MAX_DOCUMENT_BYTES, decode=Tru
 def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True, split=None, stream=False):
     """A document for :func:`textnb.text.tokenize.batch_term_ids`: str, or bytes when it is
     ASCII (no decoding needed: ASCII bytes are their own text), None if binary. Whatever its
-    container, a document is cut at ``max_bytes`` bytes: a file's or bytes' first ones, a
-    str's first UTF-8 ones (:func:`textnb.io.files.cut_text`, as a TSV row or a ``--lines``
-    line is), so the library, ``predict --lines`` and ``serve`` read the same text.
+    container, a document is cut at ``max_bytes`` UTF-8 bytes of its text
+    (:func:`textnb.io.files.cut_text`, as a TSV row or a ``--lines`` line is): a str's first
+    ones; a file's or bytes' first ``max_bytes`` bytes decoded and their text cut there (a
+    Windows-1252 or Latin-1 text takes more bytes in UTF-8 than in its file: :func:`decode_bytes`),
+    so the library, ``train``, ``predict`` and ``serve`` read the same text from a file, a row or a str.
 
     ``decode=False``: a file's or bytes' content is returned as bytes, for an analyzer
     that decodes them with its own ``encoding`` and ``decode_error`` (a Vectorizer given
@@ -2066,7 +2099,7 @@ def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True, split=None, s
         raise TypeError(f"a document must be str, bytes or pathlib.Path; got {type(doc).__name__}")
     if is_binary(data):
         return None
-    return data if data.isascii() or not decode else decode_bytes(data, cut=len(data) >= max_bytes)
+    return data if data.isascii() or not decode else decode_bytes(data, len(data) >= max_bytes, max_bytes)
 
 
 def document_texts(docs, split, max_bytes=MAX_DOCUMENT_BYTES, decode=True):

@@ -21,7 +21,9 @@ corpus, line for line.
   corpus a list in the label field is an error naming the line; ``predict`` does not count
   such a line in its accuracy.
 * A line is decoded as a document is (UTF-8, else Windows-1252, else Latin-1); blank lines
-  are skipped; a line that is not a JSON object is an error naming it.
+  are skipped; a line that is not a JSON object is an error naming it, and so is one whose
+  strings hold a lone surrogate (a ``\ud800`` escape without its pair: no character, which
+  strict JSON parsers refuse and ``textnb serve`` refuses in a text), in any field.
 * A line holds one document, so it is read whole, up to :func:`line_cap` bytes (a text of
   ``max_bytes``, escaped: a longer line is an error naming it).
 * Tables (attributes of other types) are not read from JSON: ARFF or CSV
@@ -30,7 +32,7 @@ corpus, line for line.
 
 import json
 
-from textnb.core.errors import RowError
+from textnb.core.errors import RowError, lone_surrogate, not_text
 from textnb.io.files import BOM, read_regular_file
 
 __all__ = ["JSON_LINES_EXTENSIONS", "FIRST_LINE_MOST", "check_json_cells", "first_object", "is_json_lines", "is_listed",
@@ -181,6 +183,8 @@ def json_rows(path, raw, cap, decode):
         obj = _object(text)
         if obj is None:
             raise RowError(path, n, "not a JSON object (a JSON Lines file holds one object a line)")
+        if "\\ud" in text or "\\uD" in text:  # (only an escape makes one: decoded bytes never do)
+            _refuse_surrogates(path, n, obj)
         if header is None:
             if not obj:
                 raise RowError(path, n, "an object without fields (its fields are the corpus's header: a label and a "
@@ -188,6 +192,33 @@ def json_rows(path, raw, cap, decode):
             header = list(obj)
             yield n, [str(k) for k in header]
         yield n, [_cell(obj[k]) if k in obj else _ABSENT for k in header]
+
+
+def _surrogate_in(value):
+    """``(text, at)`` of the first str in ``value`` (a JSON value: strings, lists and
+    objects, keys included) holding a lone surrogate (:func:`~textnb.core.errors.lone_surrogate`), or None."""
+    if isinstance(value, str):
+        at = lone_surrogate(value)
+        return None if at is None else (value, at)
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = _surrogate_in(key) if isinstance(key, str) else None
+        found = found or _surrogate_in(item)
+        if found:
+            return found
+    return None
+
+
+def _refuse_surrogates(path, line, obj):
+    """The :class:`~textnb.core.errors.RowError` of a line whose object ``obj`` holds a lone
+    surrogate, naming its field (found by a user trial: ``"text": "x\\ud800y"`` read with
+    ``--token-pattern '\\S+'``, and a label holding one, made terms and labels that no
+    model file, terminal or pipe takes: an internal error, after the model was written)."""
+    for key, value in obj.items():
+        found = _surrogate_in(key) or _surrogate_in(value)
+        if found:
+            raise RowError(path, line, f"field {key!r}: {not_text(*found)} (JSON's \\ud800-\\udfff "
+                                       f"escapes make a character only in pairs)")
 
 
 def check_json_cells(path, line, header, row, columns, number=None):

@@ -11,7 +11,7 @@ import io  # (loaded by Python at start: no cost)
 import os
 import stat
 
-from textnb.core.errors import InputError, missing_input
+from textnb.core.errors import InputError, lone_surrogate, missing_input
 from textnb.core.regular import NotRegularFile, open_regular_stat
 from textnb.core.forkmap import can_fork_here, fork_map, jobs_count, spare_cpus
 from textnb.io.files import (BOM, MAILBOX_STARTS, MAILDIR_PARTS, Prefixed, decode_cut, first_bytes, folder_files, is_maildir,
@@ -92,6 +92,10 @@ def _codec(charset):
 
 def decode_bytes(data, charset=None, cut=False):
     """Decode ``data`` with ``charset``; unknown or wrong: UTF-8, then Latin-1. Never raises.
+    A decoding that holds a lone surrogate (UTF-7's ``+2AA-`` is U+D800 alone: no
+    character, :func:`~textnb.core.errors.lone_surrogate`) is wrong as one that fails is
+    (found by a user trial: an HTML mail in UTF-7 made a term no model file takes, and
+    ``spamfilter --train-*`` stopped on an internal error).
 
     ``cut``: the message was cut at ``max_bytes``, which may split a multi-byte character
     at the end of ``data``: that character is left out and the rest decoded as it is (not
@@ -101,9 +105,12 @@ def decode_bytes(data, charset=None, cut=False):
     name = _codec(charset)
     if name is not None:
         try:
-            return decode_cut(data, name, cut)
+            text = decode_cut(data, name, cut)
         except (UnicodeDecodeError, LookupError, ValueError, TypeError):
             pass
+        else:
+            if lone_surrogate(text) is None:
+                return text
     try:
         return decode_cut(data, "utf-8", cut)
     except UnicodeDecodeError:

@@ -526,21 +526,14 @@ def _filename(params, disposition_params):
     name = disposition_params.get("filename")
     if name is None:
         star = disposition_params.get("filename*")
-        if star is not None:  # RFC 2231: charset'language'percent-encoded
-            from urllib.parse import unquote
+        if star is not None:  # RFC 2231: charset'language'percent-encoded, decoded as any declared charset is
+            from urllib.parse import unquote_to_bytes
 
             parts = star.split("'", 2)
-            name = unquote(parts[-1], encoding=parts[0] if len(parts) == 3 and _ok_codec(parts[0]) else "utf-8",
-                           errors="replace")
+            name = decode_bytes(unquote_to_bytes(parts[-1]), parts[0] if len(parts) == 3 else None)
     if name is None:
         name = params.get("name")
     return name
-
-
-def _ok_codec(charset):
-    from textnb.io.mailread import _codec
-
-    return _codec(charset) is not None
 
 
 # -- body -----------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from textnb.core.workers import connect, map_ordered
 from textnb.naive_bayes.discriminative import DiscriminativeNB
 from textnb.text.classifier import _per_class, _row_budget
 from textnb.text.counting import count_shard
-from textnb.text.training import Accumulator, short_text_params, spread
+from textnb.text.training import Accumulator, sample_sizes, short_text_params, spread
 from textnb.text.vectorizer import Vectorizer
 
 __all__ = ["connect", "map_ordered", "fit_bag"]
@@ -48,8 +48,17 @@ def _default_params(bag, max_bytes):
     from textnb.text.defaults import SHORT_TEXT_DOCUMENTS
 
     cap = MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes
-    sizes = bag.pluck(0).map(text_bytes, cap).take(SHORT_TEXT_DOCUMENTS, npartitions=-1, warn=False)
-    return short_text_params([sizes[i] for i in spread(len(sizes))], len(sizes))
+
+    n = 0
+
+    def measure(below):  # (sample_sizes' rule: files measured by their sizes first)
+        nonlocal n
+        sizes = bag.pluck(0).map(text_bytes, cap, below).take(SHORT_TEXT_DOCUMENTS, npartitions=-1, warn=False)
+        n = len(sizes)
+        return [sizes[i] for i in spread(n)]
+
+    sizes = sample_sizes(measure)
+    return short_text_params(sizes, n)
 
 
 def fit_bag(classifier, bag, classes=None):

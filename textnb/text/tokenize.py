@@ -24,7 +24,7 @@ from textnb.text.ascii_tokens import TermKeys, ascii_term_ids, supports
 from textnb.text.stemmers import STEMMERS
 from textnb.text.stop_words import ENGLISH_STOP_WORDS
 from textnb.core.model_schema import MAX_NGRAM, pattern_problem
-from textnb.core.errors import InputError, ParameterError, short_repr
+from textnb.core.errors import DataError, InputError, ParameterError, not_text, short_repr
 
 __all__ = ["TOKEN_PATTERN", "ANALYZERS", "Analyzer", "Decoder", "Preprocessor", "accent_function", "char_ngrams",
            "analyzer_from_params", "check_stop_words", "fitting_analyzer", "char_wb_ngrams", "decodes_bytes", "decodes_documents", "compile_token_pattern", "stop_word_set", "strip_accents_ascii", "strip_accents_unicode", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "text_parts", "StoredVocabulary", "decode_terms", "encode_terms", "growing_vocabulary",
@@ -519,11 +519,21 @@ def encode_terms(terms, columns=None):
 
     ``terms``: the terms in column order (str), or a :class:`TermKeys` and its ``columns``
     in the vocabulary's order (encoded from its words by numpy: the same arrays).
+
+    Raises :class:`~textnb.core.errors.DataError` for a term holding a lone surrogate
+    (``\\ud800``: no character, no UTF-8 bytes), which only documents given to the library
+    as str can hold (every reader of files refuses them or decodes around them:
+    :func:`~textnb.core.errors.lone_surrogate`): no model file is written that its reader
+    would refuse (*was*: Python's UnicodeEncodeError).
     """
-    if isinstance(terms, TermKeys):
-        data, offsets = terms.utf8(columns)
-        return {"terms_utf8": data, "terms_offsets": offsets}
-    encoded = [t.encode("utf-8") for t in terms]
+    try:
+        if isinstance(terms, TermKeys):
+            data, offsets = terms.utf8(columns)
+            return {"terms_utf8": data, "terms_offsets": offsets}
+        encoded = [t.encode("utf-8") for t in terms]
+    except UnicodeEncodeError as exc:
+        raise DataError(f"the term {exc.object!r}: {not_text(exc.object, exc.start)}, which a model "
+                        "file cannot hold (decode the documents to text: bytes.decode(..., errors='replace'))") from None
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(b) for b in encoded], out=offsets[1:])
     return {"terms_utf8": np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), "terms_offsets": offsets}

@@ -44,7 +44,7 @@ from textnb.text.tokenize import (Analyzer, analyzer_from_params, count_batch, d
 
 __all__ = ["Accumulator", "FoldVocabularies", "PER_CLASS", "RowFoldCounts", "batches", "check_vocabulary_params", "count_documents", "default_pipeline", "default_vectorizer", "finish_counts",
            "fit_model", "fold_vocabularies", "takes_fold_counts_spec", "with_choices",
-           "learn_counts", "min_parallel", "prune_mask", "select_columns", "select_vocabulary", "short_text_params", "spread", "text_classifier_node", "vectorizer_prunes",
+           "learn_counts", "min_parallel", "prune_mask", "sample_sizes", "select_columns", "select_vocabulary", "short_text_params", "spread", "text_classifier_node", "vectorizer_prunes",
            "train_text_model"]
 
 #: The per-class table each streamable model needs: term counts, or document frequencies
@@ -702,8 +702,8 @@ def default_vectorizer(docs, max_bytes=None):
     ``params`` is :data:`~textnb.text.defaults.SHORT_TEXT_VECTORIZER` (words and the word
     bigrams of two documents or more) for short texts (:func:`short_text_params`), else
     ``{}`` (words alone). The sizes looked at are those of up to 201 documents evenly
-    spaced over a list (a file's ``os.stat``, a text's length: nothing is read, no label
-    is looked at), so a folder corpus listed class by class is seen in every class; over
+    spaced over a list (:func:`sample_sizes`: a file's ``os.stat``, a text's UTF-8 bytes; no
+    label is looked at), so a folder corpus listed class by class is seen in every class; over
     the first :data:`~textnb.text.defaults.SHORT_TEXT_DOCUMENTS` documents of an iterator
     (a TSV corpus streamed from its file), which are read ahead: the ``docs`` returned
     then yields them first, then the rest. Used wherever the default model is fitted with
@@ -730,7 +730,27 @@ def default_vectorizer(docs, max_bytes=None):
         head = list(islice(docs, SHORT_TEXT_DOCUMENTS))
         n = len(head)
         sample, docs = [head[i] for i in spread(n)], chain(head, docs)
-    return short_text_params([text_bytes(doc, cap) for doc in sample], n), docs
+    return short_text_params(sample_sizes(lambda below: [text_bytes(doc, cap, below) for doc in sample]), n), docs
+
+
+def sample_sizes(measure):
+    """The sizes of the documents :func:`default_vectorizer` looks at, for
+    :func:`short_text_params`: ``measure(read_below)``, the
+    :func:`~textnb.io.corpus.text_bytes` of each (its text's UTF-8 bytes, as a TSV row of
+    the same text is measured), files measured by their sizes first (``read_below`` 0:
+    nothing read). Only when those make the texts short are the files under
+    :data:`~textnb.text.defaults.SHORT_TEXT_BYTES` (and
+    :data:`~textnb.io.corpus.TEXT_SHORTER_BY`) read and measured by their text (a
+    Windows-1252 or Latin-1 file's text is longer in UTF-8 than the file); a file's text
+    is never shorter but for that margin, so the rule's answer is its texts' with nothing
+    read for long texts (20 Newsgroups' median file is 1,178 bytes)."""
+    from textnb.io.corpus import TEXT_SHORTER_BY
+    from textnb.text.defaults import SHORT_TEXT_BYTES, SHORT_TEXT_DOCUMENTS
+
+    sizes = measure(0)
+    if short_text_params(sizes, SHORT_TEXT_DOCUMENTS):  # (short by the files' sizes: their texts may be longer)
+        sizes = measure(SHORT_TEXT_BYTES + TEXT_SHORTER_BY)
+    return sizes
 
 
 def spread(n):
@@ -743,7 +763,7 @@ def short_text_params(sizes, n):
     """The rule of :func:`default_vectorizer`: :data:`~textnb.text.defaults.SHORT_TEXT_VECTORIZER`
     when the ``n`` training documents are at least
     :data:`~textnb.text.defaults.SHORT_TEXT_DOCUMENTS` and the median of the known ``sizes``
-    (:func:`textnb.io.corpus.document_size`; 0: unknown, a file that cannot be stat'ed or an
+    (:func:`textnb.io.corpus.text_bytes`; 0: unknown, a file that cannot be stat'ed or an
     empty one) of those spread over them is under :data:`~textnb.text.defaults.SHORT_TEXT_BYTES`,
     half of them known at least; else ``{}``."""
     from textnb.text.defaults import SHORT_TEXT_BYTES, SHORT_TEXT_DOCUMENTS, SHORT_TEXT_VECTORIZER
