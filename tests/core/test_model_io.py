@@ -108,6 +108,35 @@ def test_newer_format_version_is_refused(model_file):
         textnb.load(model_file)
 
 
+@pytest.mark.parametrize("member", ["header.json", "arrays/a0.npy"])
+def test_two_members_of_one_name_are_a_one_line_error(model_file, tmp_path, member):
+    """Found by a model-file hunt (session 50): a file with two ``header.json`` members (or two of
+    one array) was read, the last one winning, while ``unzip`` lists both: which model the
+    file holds depended on the reader. It is refused in one line; every command says it."""
+    import warnings
+
+    from textnb.cli.commands import main
+
+    with zipfile.ZipFile(model_file) as z:
+        members = [(i.filename, z.read(i.filename)) for i in z.infolist()]
+    second = dict(members)[member]
+    if member == "header.json":
+        header = json.loads(second)
+        header["model"]["state"]["model_"]["params"]["alpha"] = 0.5
+        second = json.dumps(header).encode()
+    bad = tmp_path / "dup.tnb"
+    with warnings.catch_warnings(), zipfile.ZipFile(bad, "w") as z:
+        warnings.simplefilter("ignore")  # (zipfile warns of the duplicate name)
+        for name, data in members + [(member, second)]:
+            z.writestr(name, data)
+    with pytest.raises(ModelFileError, match=f"two members named '{member}'") as info:
+        textnb.load(bad)
+    assert str(info.value).startswith(f"{bad}: ") and "\n" not in str(info.value)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["inspect", str(bad)], stdout=out, stderr=err) == 1
+    assert err.getvalue() == f"textnb: error: {info.value}\n" and not out.getvalue()
+
+
 def test_unknown_kind_cannot_build_arbitrary_classes(model_file):
     def evil(h):
         h["model"]["kind"] = "os.system"

@@ -25,7 +25,8 @@ Loading never executes code and never trusts a size: only classes registered wit
 :func:`register` can be built; the path must be a regular file (a FIFO or device is
 refused before it is opened for reading, so ``load`` cannot block); every member must be
 *stored* (a compressed member is refused before it is inflated, so a zip bomb costs
-nothing) and unencrypted, so no member holds more bytes than the file itself; the
+nothing) and unencrypted, so no member holds more bytes than the file itself; no two
+members may have the same name (ZIP readers differ on which one they read); the
 header is at most :data:`MAX_HEADER_BYTES`, nested at most :data:`MAX_HEADER_DEPTH`
 deep and holds at most :data:`MAX_HEADER_VALUES` values, counted from its bytes before
 the JSON parser runs; every array's SHA-256 is checked
@@ -1211,7 +1212,11 @@ def _load_zip(z, file_size, max_bytes):
             raise ModelFileError(f"member {info.filename!r} is encrypted")
         if info.file_size != info.compress_size or info.file_size > file_size:
             raise ModelFileError(f"member {info.filename!r} declares a size the file does not hold")
-    infos = {i.filename: i for i in infolist}
+    infos = {}
+    for info in infolist:  # a name twice: which member is the model would depend on the reader (zipfile
+        # takes the last, unzip lists both), so none is read
+        if infos.setdefault(info.filename, info) is not info:
+            raise ModelFileError(f"not a valid textnb model file (two members named {info.filename!r})")
     if "header.json" not in infos:
         raise ModelFileError("not a textnb model file (no header)")
     if infos["header.json"].file_size > MAX_HEADER_BYTES:
