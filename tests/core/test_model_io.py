@@ -1,5 +1,6 @@
 import io
 import json
+import re
 import zipfile
 
 import numpy as np
@@ -135,6 +136,46 @@ def test_two_members_of_one_name_are_a_one_line_error(model_file, tmp_path, memb
     out, err = io.StringIO(), io.StringIO()
     assert main(["inspect", str(bad)], stdout=out, stderr=err) == 1
     assert err.getvalue() == f"textnb: error: {info.value}\n" and not out.getvalue()
+
+
+@pytest.mark.parametrize("kind", ["text", "table"])
+def test_a_file_whose_model_is_unfitted_is_a_one_line_error(tmp_path, kind):
+    """Found by a model-file hunt (session 50): a file whose root holds no fitted state (what
+    an unfitted model's node is, as a meta-estimator's template is written; ``save`` refuses
+    to write one) loaded as an unfitted estimator, and the commands said "internal error:
+    NotFittedError ... (a bug in textnb)" (inspect, predict), "AttributeError" (merge),
+    "This TabularKernel is not fitted yet". Every reader refuses it in one line, read_nodes
+    too, as load; save refuses to write one."""
+    from tests.conftest import CORPORA, read_model_file, write_model_file
+    from textnb.cli.commands import main
+    from textnb.core.model_io import read_nodes
+
+    good = tmp_path / "good.tnb"
+    if kind == "text":
+        TextClassifier(model=MultinomialNB()).fit(DOCS, LABELS).save(good)
+        data = tmp_path / "doc.txt"
+        data.write_text("cheap pills\n")
+    else:
+        data = CORPORA / "weather.nominal.arff"
+        assert main(["train", str(data), "-o", str(good)], stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    header, arrays = read_model_file(good)
+    header["model"]["state"] = {}
+    used = set(re.findall(r'"\$array": "(\w+)"', json.dumps(header["model"])))
+    bad = tmp_path / "bad.tnb"
+    write_model_file(bad, header, {k: v for k, v in arrays.items() if k in used})
+    root = header["model"]["kind"]
+    for read in (textnb.load, read_nodes):
+        with pytest.raises(ModelFileError) as info:
+            read(bad)
+        assert str(info.value) == f"{bad}: holds no fitted model (an unfitted {root})"
+    for argv in (["inspect", str(bad)], ["predict", str(bad), str(data)],
+                 ["merge", "-o", str(tmp_path / "merged.tnb"), str(bad), str(good)]):
+        out, err = io.StringIO(), io.StringIO()
+        assert main(argv, stdout=out, stderr=err) == 1, argv
+        assert err.getvalue() == f"textnb: error: {info.value}\n", argv
+    with pytest.raises(ModelFileError, match="holds no fitted model .* so it was not written"):
+        save(textnb.load(good).__class__(), tmp_path / "unfitted.tnb")
+    assert not (tmp_path / "unfitted.tnb").exists()
 
 
 def test_unknown_kind_cannot_build_arbitrary_classes(model_file):

@@ -37,7 +37,8 @@ declared total is bounded by ``max_bytes``. Each array may be referenced once (a
 reference is refused, never copied); sparse members are checked before scipy sees them
 (:func:`textnb.core.model_schema.check_csr`); each node's parameters and state are checked
 against the schema its class declares (:mod:`textnb.core.model_schema`) before the estimator
-is built. Any inconsistency met while the estimator
+is built; the root must hold fitted state (an unfitted model's node, which a meta-estimator's
+template is, is no model to read). Any inconsistency met while the estimator
 is rebuilt is reported as :class:`~textnb.core.errors.ModelFileError` too, so a crafted
 file can neither run code, nor exhaust memory, nor raise anything else.
 
@@ -1025,8 +1026,9 @@ def load(path, *, max_bytes=MAX_MODEL_BYTES, kernel=False):
     ModelFileError
         One line naming the file and the problem: missing, not a regular file, not a
         textnb model, truncated or corrupted (checksum), compressed or encrypted
-        members, a bad or oversized array, an inconsistent state, written by a newer
-        textnb, or too large. No other exception escapes for any file content.
+        members, a bad or oversized array, an inconsistent state, no fitted model (an
+        unfitted estimator's node at the root), written by a newer textnb, or too large. No
+        other exception escapes for any file content.
     """
     return _read(path, max_bytes, build="kernel" if kernel else True)
 
@@ -1068,6 +1070,10 @@ def _read(path, max_bytes, build, root=None, parse=None):
     try:
         if root is None:
             root = parse() if parse is not None else _load(path, max_bytes)
+        if isinstance(root, ModelNode) and not root.state:
+            # (an unfitted model's node, as a meta-estimator's template is written: at the root,
+            # a model nothing can predict with, and which every reader would meet as a bug)
+            raise ModelFileError(f"holds no fitted model (an unfitted {root.kind})")
         if build == "kernel" and isinstance(root, ModelNode) and root.kind in KERNEL_MODULES:
             return _construct(root, kernel=True)  # the kernels of the root and the nodes it holds
         return _construct(root) if build else root
