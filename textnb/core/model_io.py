@@ -1070,13 +1070,14 @@ def _read(path, max_bytes, build, root=None, parse=None):
     try:
         if root is None:
             root = parse() if parse is not None else _load(path, max_bytes)
-        if isinstance(root, ModelNode) and not root.state:
-            # (an unfitted model's node, as a meta-estimator's template is written: at the root,
-            # a model nothing can predict with, and which every reader would meet as a bug)
-            raise ModelFileError(f"holds no fitted model (an unfitted {root.kind})")
-        if build == "kernel" and isinstance(root, ModelNode) and root.kind in KERNEL_MODULES:
-            return _construct(root, kernel=True)  # the kernels of the root and the nodes it holds
-        return _construct(root) if build else root
+        if isinstance(root, ModelNode) and not _holds_fitted(root):
+            raise _unfitted(root.kind)
+        if not build:
+            return root
+        model = _construct(root, kernel=build == "kernel" and isinstance(root, ModelNode) and root.kind in KERNEL_MODULES)
+        if not _is_fitted(model):  # (the estimator's own word, the one save writes an unfitted node by)
+            raise _unfitted(root.kind)
+        return model
     except ModelFileError as exc:
         raise ModelFileError(f"{path}: {exc}") from None
     except (OSError, EOFError) as exc:
@@ -1089,6 +1090,30 @@ def _read(path, max_bytes, build, root=None, parse=None):
             AttributeError, OverflowError, UnicodeDecodeError, json.JSONDecodeError,
             NotImplementedError) as exc:
         raise ModelFileError(f"{path}: not a valid textnb model file ({_one_line(exc)})") from None
+
+
+def _holds_fitted(node):
+    """Whether the tree of the :class:`ModelNode` ``node`` holds fitted state: its own, or a
+    node's in its parameters (a Pipeline keeps none of its own, its fitted steps are its
+    parameters). :func:`save` writes an unfitted model's node with no state (a meta-estimator's
+    template), so a root without any is a file of no fitted model."""
+    return bool(node.state) or any(_holds_fitted(n) for n in _nodes_in(node.params.values()))
+
+
+def _nodes_in(values):
+    for value in values:
+        if isinstance(value, ModelNode):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            yield from _nodes_in(value)
+        elif isinstance(value, dict):
+            yield from _nodes_in(value.values())
+
+
+def _unfitted(kind):
+    """The error of a file whose root is the unfitted model ``kind``: every reader met it as a
+    bug ("internal error: NotFittedError" from inspect and predict, AttributeError from merge)."""
+    return ModelFileError(f"holds no fitted model (an unfitted {kind})")
 
 
 def _one_line(exc):
