@@ -37,8 +37,8 @@ declared total is bounded by ``max_bytes``. Each array may be referenced once (a
 reference is refused, never copied); sparse members are checked before scipy sees them
 (:func:`textnb.core.model_schema.check_csr`); each node's parameters and state are checked
 against the schema its class declares (:mod:`textnb.core.model_schema`) before the estimator
-is built; the root must hold fitted state (an unfitted model's node, which a meta-estimator's
-template is, is no model to read). Any inconsistency met while the estimator
+is built; the model must be fitted (a root without fitted state, as an unfitted model's node
+is written, a meta-estimator's template, is no model to read). Any inconsistency met while the estimator
 is rebuilt is reported as :class:`~textnb.core.errors.ModelFileError` too, so a crafted
 file can neither run code, nor exhaust memory, nor raise anything else.
 
