@@ -398,3 +398,47 @@ def test_a_crafted_zero_padded_array_is_a_one_line_model_file_error(tmp_path, po
     with pytest.raises(ModelFileError, match=message) as info:
         textnb.load(bad)
     assert str(bad) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_few_stored_numbers_cannot_declare_gigabytes(tmp_path):
+    """Found by a model-file hunt (session 50): a 2 KB file declaring its zero-padded count
+    table of shape (2, 10^8) made inspect and load allocate 3.4 GB (5-7 s) before refusing or
+    returning. What the zero-padded arrays rebuild to is bounded by the file's stored array
+    bytes (``padding_allowance``), checked from the declared shape before anything is built."""
+    import tracemalloc
+
+    from tests.conftest import read_model_file, write_model_file
+    from textnb.cli.commands import main
+    model, _ = _sparse_counts_model()
+    good = tmp_path / "good.tnb"
+    save(model, good)
+    header, arrays = read_model_file(good)
+    header["model"]["state"]["feature_count_"]["shape"] = [2, 10_000_000]  # 160 MB from 4 stored numbers
+    header["model"]["state"]["n_features_in_"] = 10_000_000
+    bad = tmp_path / "bad.tnb"
+    write_model_file(bad, header, arrays)
+    assert bad.stat().st_size < 5_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(ModelFileError, match=r"zero-padded array of shape \(2, 10000000\) is over the limit"):
+            textnb.load(bad)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20_000_000, peak  # refused before the table (or anything its size) was allocated
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["inspect", str(bad)], stdout=out, stderr=err) == 1
+    assert err.getvalue().startswith(f"textnb: error: {bad}: zero-padded array") and err.getvalue().count("\n") == 1
+
+
+def test_a_table_too_sparse_for_the_allowance_is_stored_whole(tmp_path, monkeypatch):
+    """The writer keeps to what load allows: an array whose rebuilt size would pass the file's
+    padding allowance is stored whole (so save never writes a file load refuses)."""
+    import textnb.core.model_io as model_io
+
+    model, X = _sparse_counts_model()
+    monkeypatch.setattr(model_io, "NONZERO_FLOOR", 100_000)  # under the (2, 70000) table's 1.1 MB
+    path = tmp_path / "m.tnb"
+    save(model, path)
+    assert _header(path)["version"] == 1 and "$nonzero" not in json.dumps(_header(path)["model"])
+    np.testing.assert_array_equal(textnb.load(path).predict_log_proba(X), model.predict_log_proba(X))

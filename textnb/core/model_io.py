@@ -33,7 +33,9 @@ the JSON parser runs; every array's SHA-256 is checked
 against the header; each ``.npy`` header is parsed and checked (numbers or
 fixed-width strings only: no object, structured or datetime dtypes; a shape whose
 size does not match the member's bytes is refused before any allocation), and the
-declared total is bounded by ``max_bytes``. Each array may be referenced once (a second
+declared total is bounded by ``max_bytes``; arrays stored by their non-zero entries rebuild to
+at most :func:`padding_allowance` of the stored bytes in all (a fixed 64 MiB plus 256 times
+them), checked from their declared shapes before any is built. Each array may be referenced once (a second
 reference is refused, never copied); sparse members are checked before scipy sees them
 (:func:`textnb.core.model_schema.check_csr`); each node's parameters and state are checked
 against the schema its class declares (:mod:`textnb.core.model_schema`) before the estimator
@@ -107,6 +109,14 @@ FORMAT_VERSION = 2
 #: model 22.7 MB -> 4.7 MB, faster to write, check and read).
 NONZERO_MIN_SIZE = 1 << 16
 NONZERO_SHARE = 0.25
+#: What a file's zero-padded arrays may take once rebuilt, in all: this many bytes, plus
+#: :data:`NONZERO_RATIO` times the bytes of its stored arrays (:func:`padding_allowance`), so
+#: a few stored numbers cannot declare gigabytes (a 2 KB file declaring a (2, 10^8) table
+#: took 3.4 GB before it was refused). Real models are far inside it: 20 Newsgroups'
+#: default model rebuilds 3.8 times its stored bytes, a GoEmotions multi-label model 0.8;
+#: :meth:`_Packer.array` stores an array whole where the allowance would not hold it.
+NONZERO_FLOOR = 64 * 1024**2
+NONZERO_RATIO = 256
 #: Refuse model files that declare more than this many bytes of arrays in total.
 MAX_MODEL_BYTES = 8 * 1024**3
 MAX_HEADER_BYTES = 64 * 1024**2
@@ -598,10 +608,17 @@ def staged_write(path, write, *, mode=None, follow=True):
         held.release(saved=True)
 
 
+def padding_allowance(stored):
+    """The bytes the zero-padded arrays of a file whose arrays store ``stored`` bytes may take
+    once rebuilt, in all (:data:`NONZERO_FLOOR`, :data:`NONZERO_RATIO`)."""
+    return NONZERO_FLOOR + NONZERO_RATIO * stored
+
+
 class _Packer:
     def __init__(self):
         self.arrays = {}
         self.version = 1  # the format version the encodings used need
+        self.stored = self.padded = 0  # bytes of the members so far; of the zero-padded arrays rebuilt
 
     def array(self, a):
         a = np.asarray(a)
@@ -611,16 +628,22 @@ class _Packer:
             raise TypeError(f"cannot store array of dtype {a.dtype} in a model file")
         if a.size >= NONZERO_MIN_SIZE and a.dtype.kind in "iuf":
             nonzero = _nonzero_positions(a)
+            positions = values = None
             if nonzero.size <= NONZERO_SHARE * a.size:
-                self.version = max(self.version, 2)
                 positions = nonzero.astype(np.uint32 if a.size <= 1 << 32 else np.uint64)
-                return {"$nonzero": [self._member(positions), self._member(a.reshape(-1)[nonzero])],
-                        "shape": list(a.shape)}
+                values = a.reshape(-1)[nonzero]
+            # (within what load allows: the members so far count, those still to come only add to it)
+            if positions is not None and self.padded + a.nbytes <= padding_allowance(
+                    self.stored + positions.nbytes + values.nbytes):
+                self.version = max(self.version, 2)
+                self.padded += a.nbytes
+                return {"$nonzero": [self._member(positions), self._member(values)], "shape": list(a.shape)}
         return self._member(a)
 
     def _member(self, a):
         name = f"a{len(self.arrays)}"
         self.arrays[name] = np.ascontiguousarray(a)
+        self.stored += self.arrays[name].nbytes
         return {"$array": name}
 
     def value(self, v):
@@ -710,7 +733,8 @@ def _nonzero_positions(a):
 def _from_nonzero(positions, values, shape, budget):
     """The array of ``shape`` that is zero but for ``values`` at the flat ``positions``
     (strictly increasing), as :meth:`_Packer.array` stores it; ``budget``: the bytes it may
-    take (a few stored numbers must not declare gigabytes)."""
+    take (a few stored numbers must not declare gigabytes: what is left of the file's
+    :func:`padding_allowance`)."""
     if (not isinstance(shape, list) or len(shape) > 32
             or not all(type(n) is int and 0 <= n <= 2**40 for n in shape)):
         raise ModelFileError(f"inconsistent model file (zero-padded array of shape {str(shape)[:60]})")
@@ -1006,7 +1030,8 @@ def _check_before_writing(path, head, arrays, build=True):
         for name, a in arrays.items():
             views[name] = a.view()
             views[name].flags.writeable = False
-        return _Unpacker(views, MAX_MODEL_BYTES - total).node(json.loads(head.decode("utf-8"))["model"])
+        return _Unpacker(views, min(MAX_MODEL_BYTES - total, padding_allowance(total))).node(
+            json.loads(head.decode("utf-8"))["model"])
 
     try:
         _read(path, None, build=build, parse=parse)
@@ -1289,4 +1314,4 @@ def _load_zip(z, file_size, max_bytes):
         if hashlib.sha256(data).hexdigest() != meta["sha256"]:
             raise ModelFileError(f"array {name} fails its checksum (corrupted)")
         arrays[name] = _read_npy(data, name, max_bytes)
-    return _Unpacker(arrays, max_bytes - total).node(header["model"])
+    return _Unpacker(arrays, min(max_bytes - total, padding_allowance(total))).node(header["model"])
