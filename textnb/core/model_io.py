@@ -19,7 +19,10 @@ form in front of the archive (:mod:`textnb.core.compact`: a frame, the payload, 
 ZIP archive, whose offsets count from the start of the file, as in a ``zipapp``); ZIP
 readers, this module and older textnb versions skip it. It is written by the same
 :func:`save`, in the same atomic replacement, so it always matches the archive, and only
-for a model checked to load (never with ``check=False``).
+for a model checked to load (never with ``check=False``); its frame records the size and
+CRC-32 of the ``header.json`` written with it, which the compact form's reader compares with
+the archive's (and checks the header's format version as :func:`load` does,
+:func:`textnb.core.model_header.check_header`), so it is never read for another archive.
 
 Loading never executes code and never trusts a size: only classes registered with
 :func:`register` can be built; the path must be a regular file (a FIFO or device is
@@ -87,6 +90,7 @@ from textnb.core.attributes import Attribute
 from textnb.core.signals import HeldSignals
 from textnb.core.errors import InputError, ModelFileError, ParameterError, file_kind, missing_reason, not_a_folder
 from textnb.core.version import __version__
+from textnb.core.model_header import FORMAT_NAME, FORMAT_VERSION, check_header
 from textnb.core.model_schema import check_csr, check_declared, schema_of
 from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.regular import NotRegularFile, folders_above, open_regular
@@ -95,14 +99,9 @@ from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 __all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "before_replace", "staged_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "remove_stale_files", "try_lock", "looks_like_model", "new_file_mode", "cannot_write_in", "is_temporary_name", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
-FORMAT_NAME = "textnb-model"
 #: The first 4 bytes of a fastText model file (``.bin``, ``.ftz``): its int32 magic number
 #: 793712314, little-endian (fastText's ``FASTTEXT_FILEFORMAT_MAGIC_INT32``)
 FASTTEXT_MAGIC = (793712314).to_bytes(4, "little")
-#: The newest format version this textnb reads. A file is written as version 1 unless it
-#: uses an encoding of a later version (2: arrays stored by their non-zero entries,
-#: ``{"$nonzero": ...}``), so a model that does not need one reads in older textnb too.
-FORMAT_VERSION = 2
 #: Arrays of at least this many numbers whose non-zero share is at most
 #: :data:`NONZERO_SHARE` are stored as their non-zero entries and positions (a count
 #: table of many classes over a large vocabulary is mostly zeros: 20 Newsgroups' default
@@ -146,7 +145,7 @@ def looks_like_model(head):
     look at the first bytes, nothing read or loaded: for the readers of data (corpora,
     tables) to say that a model file given in their place is one."""
     head = bytes(head[:_ZIP_NAME_AT + 16])
-    if head.startswith(compact.MAGIC):
+    if head.startswith((compact.MAGIC, *compact.OLD_MAGICS)):
         return True
     if not head.startswith(_ZIP_LOCAL) or len(head) < _ZIP_NAME_AT:
         return False
@@ -983,7 +982,7 @@ def save(model, path, *, check=True):
         data = buf.getbuffer()
         if payload is not None:
             start = compact.FRAME.size + len(payload)
-            f.write(compact.frame(payload, data[start:]))
+            f.write(compact.frame(payload, data[start:], head))
             f.write(data[compact.FRAME.size:])
         else:
             f.write(data)
@@ -1280,16 +1279,7 @@ def _load_zip(z, file_size, max_bytes):
     raw = z.read("header.json")
     _scan_header(raw)
     header = json.loads(raw.decode("utf-8"))
-    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
-        raise ModelFileError("not a textnb model file")
-    version = header.get("version")
-    if type(version) is not int or version < 1:
-        raise ModelFileError(f"has an invalid format version {version!r}")
-    if version > FORMAT_VERSION:
-        raise ModelFileError(
-            f"model format version {version} is newer than this textnb reads "
-            f"({FORMAT_VERSION}); upgrade textnb"
-        )
+    check_header(header)  # (as the compact form's reader checks it)
     declared = header.get("arrays", {})
     if not isinstance(declared, dict) or not isinstance(header.get("model"), dict):
         raise ModelFileError("not a valid textnb model file (bad header)")
