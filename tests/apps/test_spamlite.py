@@ -332,11 +332,12 @@ def test_other_kinds_and_broken_files_go_to_the_full_loader(tmp_path, trained):
     assert LiteFilter.load(tmp_path / "fifo") is None  # never opened for a blocking read
 
 
-def _framed(path, payload, header, arrays, bound=None):
-    """A model file as save lays it out: ``payload`` framed in front of the archive of
-    ``header`` and ``arrays`` (``header.json`` first), the frame's CRC-32 recomputed for it and
-    the frame bound to ``bound`` (the bytes of the header the payload was written with; by
-    default this archive's own, as a later textnb would write it)."""
+def _framed(path, block, header, arrays, rebind=False):
+    """A model file as save lays it out: ``block`` (a compact form and its binding, as read
+    from a model file) framed in front of the archive of ``header`` and ``arrays``
+    (``header.json`` first), the frame's CRC-32 recomputed for it: the compact form copied
+    across; ``rebind``: its binding made for this archive's header (as a later textnb would
+    write it)."""
     import hashlib
     import io
     import json
@@ -354,29 +355,28 @@ def _framed(path, payload, header, arrays, bound=None):
         header["arrays"][name] = {"sha256": hashlib.sha256(buf.getvalue()).hexdigest(), "nbytes": len(buf.getvalue())}
         members.append((f"arrays/{name}.npy", buf.getvalue()))
     head = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
+    if rebind:
+        block = compact.bind(block[:-compact.BINDING.size], head)
     buf = io.BytesIO()
-    buf.write(bytes(compact.FRAME.size) + payload)
+    buf.write(bytes(compact.FRAME.size) + block)
     with zipfile.ZipFile(buf, "w") as z:
         for name, data in [("header.json", head)] + members:
             z.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), data)
     data = buf.getvalue()
-    start = compact.FRAME.size + len(payload)
-    path.write_bytes(compact.frame(payload, data[start:], head if bound is None else bound) + data[compact.FRAME.size:])
+    start = compact.FRAME.size + len(block)
+    path.write_bytes(compact.frame(block, data[start:]) + data[compact.FRAME.size:])
     return path
 
 
 def _parts(path):
-    """``(compact payload, header bytes, header, arrays)`` of a spam model file save wrote."""
-    import zipfile
-
+    """``(block, header, arrays)`` of a spam model file save wrote: what lies between its
+    frame and its archive (the compact form and its binding), and its archive's contents."""
     from conftest import read_model_file
     from textnb.core import compact
 
     raw = path.read_bytes()
-    n_payload = compact.FRAME.unpack_from(raw)[1]
-    with zipfile.ZipFile(path) as z:
-        head = z.read("header.json")
-    return raw[compact.FRAME.size:compact.FRAME.size + n_payload], head, *read_model_file(path)
+    n_block = compact.FRAME.unpack_from(raw)[1]
+    return raw[compact.FRAME.size:compact.FRAME.size + n_block], *read_model_file(path)
 
 
 def _spamfilter(*argv, stdin=b""):
@@ -396,10 +396,9 @@ def test_a_compact_form_is_read_only_with_the_archive_it_was_written_with(traine
     from textnb.apps.spamlite import EXIT_CODES
 
     model, test = trained
-    payload, head, header, arrays = _parts(model)
+    block, header, arrays = _parts(model)
     counts = header["model"]["state"]["feature_count_"]["$array"]
-    swapped = _framed(tmp_path / "swapped.tnb", payload, header, {**arrays, counts: arrays[counts][::-1].copy()},
-                      bound=head)  # (the frame as written, the CRC recomputed: the compact form copied across)
+    swapped = _framed(tmp_path / "swapped.tnb", block, header, {**arrays, counts: arrays[counts][::-1].copy()})
     assert LiteFilter.load(swapped) is None and LiteFilter.load(model) is not None
     full = [f"{s}\t{v.label}\t{score_text(v)}" for s, v in SpamFilter.load(swapped).classify_stream(iter_messages(test))]
     own = [f"{s}\t{v.label}\t{score_text(v)}" for s, v in SpamFilter.load(model).classify_stream(iter_messages(test))]
@@ -411,21 +410,22 @@ def test_a_compact_form_is_read_only_with_the_archive_it_was_written_with(traine
     assert f"X-TextNB-Class: {verdict.label}\nX-TextNB-Score: {score_text(verdict)}\n" in out
 
 
+@pytest.mark.parametrize("rebind", [False, True])
 @pytest.mark.parametrize("other", ["version 99", "table model"])
-def test_a_compact_form_in_front_of_an_archive_the_full_reader_refuses_is_not_read(trained, tmp_path, other):
+def test_a_compact_form_in_front_of_an_archive_the_full_reader_refuses_is_not_read(trained, tmp_path, other, rebind):
     """Found by a model-file hunt (session 50): an archive whose header says "version": 99
     was refused by every reader ("model format version 99 is newer than this textnb reads
     (2); upgrade textnb") but spamfilter's fast path, which classified; an archive of a table
     model behind the spam model's compact form was classified too. The compact form's reader
-    checks the header as the full reader does (format version, the model's kind), so
-    spamfilter says what the full reader says, even with the frame bound to that header (as a
-    later textnb would write it)."""
+    compares the header with the one it was written with, and checks it as the full reader
+    does (format version, the model's kind), so spamfilter says what the full reader says,
+    also for a compact form bound to that header (``rebind``: as a later textnb would write it)."""
     from conftest import CORPORA, read_model_file
     from textnb.cli.commands import main
     from textnb.core.errors import TextnbError
 
     model, test = trained
-    payload, _, header, arrays = _parts(model)
+    block, header, arrays = _parts(model)
     if other == "version 99":
         header["version"] = 99
     else:
@@ -433,7 +433,7 @@ def test_a_compact_form_in_front_of_an_archive_the_full_reader_refuses_is_not_re
         assert main(["train", str(CORPORA / "weather.nominal.arff"), "-o", str(table)], stdout=_Sink(),
                     stderr=_Sink()) == 0
         header, arrays = read_model_file(table)
-    bad = _framed(tmp_path / "bad.tnb", payload, header, arrays)
+    bad = _framed(tmp_path / "bad.tnb", block, header, arrays, rebind=rebind)
     assert LiteFilter.load(bad) is None
     with pytest.raises(TextnbError) as info:
         SpamFilter.load(bad)
@@ -444,34 +444,31 @@ def test_a_compact_form_in_front_of_an_archive_the_full_reader_refuses_is_not_re
 
 
 def test_a_model_of_an_earlier_frame_is_read_by_the_full_reader(trained, tmp_path):
-    """A spam model written before the frame bound its compact form to the archive (magic
-    ``TNBFAST1``) is read as a model without a compact form is: by the full reader, with the
-    same verdicts; saving it again writes the bound frame."""
+    """A spam model written before the compact form was bound to its archive (magic
+    ``TNBFAST1``, the payload alone between the frame and the archive) is read as a model
+    without a compact form is: by the full reader, with the same verdicts; saving it again
+    writes the bound form."""
     import binascii
     import io
-    import struct
     import zipfile
 
     from textnb.core import compact, model_io
 
     model, test = trained
-    raw = model.read_bytes()
-    n_payload = compact.FRAME.unpack_from(raw)[1]
-    rest = raw[compact.FRAME.size:]
-    old_frame = struct.Struct("<8sQQL")  # magic, payload size, file size, CRC-32 of what follows
-    shift = old_frame.size - compact.FRAME.size  # (the archive's offsets count from the start of the file)
+    payload = _parts(model)[0][:-compact.BINDING.size]
     buf = io.BytesIO()
-    buf.write(bytes(old_frame.size) + rest[:n_payload])
+    buf.write(bytes(compact.FRAME.size) + payload)  # (the archive's offsets count from the start of the file)
     with zipfile.ZipFile(model) as z, zipfile.ZipFile(buf, "w") as out:
         for info in z.infolist():
             out.writestr(info, z.read(info))
-    data = buf.getvalue()[old_frame.size:]
+    data = buf.getvalue()[compact.FRAME.size:]
     old = tmp_path / "old.tnb"
-    old.write_bytes(old_frame.pack(b"TNBFAST1", n_payload, old_frame.size + len(data), binascii.crc32(data)) + data)
-    assert shift and LiteFilter.load(old) is None and LiteFilter.load(model) is not None
+    old.write_bytes(compact.FRAME.pack(b"TNBFAST1", len(payload), compact.FRAME.size + len(data),
+                                       binascii.crc32(data)) + data)
+    assert LiteFilter.load(old) is None and LiteFilter.load(model) is not None
     assert _spamfilter("-m", old, "--batch", test) == _spamfilter("-m", model, "--batch", test)
     model_io.save(model_io.load(old), tmp_path / "again.tnb")
-    assert (tmp_path / "again.tnb").read_bytes() == raw
+    assert (tmp_path / "again.tnb").read_bytes() == model.read_bytes()
 
 
 class _Sink:

@@ -26,9 +26,9 @@ archive, a file written before the compact form or its binding existed, a broken
 returns None and the caller uses the one model reader
 (:meth:`textnb.apps.filtering.SpamFilter.load` through :func:`textnb.core.model_io.load`),
 which reads other model kinds and reports each problem in its one-line form: so this path
-never changes what is said about a file, only how fast the default model is served (for a
-file forged on purpose, the compact form of one model framed for another's archive with the
-binding recomputed, it cannot tell without recomputing the weights: :mod:`textnb.core.compact`).
+never changes what is said about a file, only how fast the default model is served (but for
+a file forged on purpose, the compact form of one model with its binding rewritten for
+another's archive, which it cannot tell without recomputing the weights: :mod:`textnb.core.compact`).
 
 References
 ----------

@@ -7,25 +7,28 @@ start of its ``.tnb`` file, before the archive, as a ``python -m zipapp`` file c
 archive's offsets count from the start of the file), so :func:`textnb.core.model_io.load`,
 older textnb versions and ``unzip`` read the file as before. Layout::
 
-    MAGIC (8 bytes) | payload size, file size, header size (three little-endian uint64)
-    | header CRC-32, CRC-32 (two uint32) | payload | the ZIP archive
+    MAGIC (8 bytes) | block size, file size (two little-endian uint64) | CRC-32 (uint32)
+    | block: payload | binding: header size (uint64), header CRC-32 (uint32) | the ZIP archive
 
-The payload is bound to the archive it was written with: the frame records the size and
-CRC-32 of the archive's ``header.json`` as :func:`~textnb.core.model_io.save` wrote it (the
-header lists every array's SHA-256, so it stands for the whole model), and
+The payload is bound to the archive it was written with: :func:`bind` follows it with the
+size and CRC-32 of the archive's ``header.json`` as :func:`~textnb.core.model_io.save` wrote
+it (the header lists every array's SHA-256, so it stands for the whole model), and
 :func:`read_payload` reads that member where ``save`` puts it, first in the archive, and
 compares; it also checks the header as the full reader does (the format and its version,
 :func:`textnb.core.model_header.check_header`) and that it is a model of the kind the caller
-reads. The last CRC-32 covers everything after the frame (the payload and the archive) and
-the file size is checked, so a truncated or damaged file, whichever part is hit, is not read
-through the compact form either. For any of these :func:`read_payload` returns None and the
-caller uses the one model reader (:func:`textnb.core.model_io.load`), which says what is
-wrong, or reads the archive: so a compact form put in front of another archive (another
-model's, a table model's, one of a later format version) is never read for it, and a file
-written before the binding existed (magic ``TNBFAST1``) is read by the full reader, as a file
-without a compact form is. What the binding cannot tell is a file forged on purpose with the
-frame recomputed for another archive's header: only recomputing the weights from the archive
-would, which is the work the compact form spares.
+reads. The binding travels with the payload, not with the frame: a compact form copied in
+front of another archive and framed again (:func:`frame` recomputes the CRC-32 for whatever
+it is given) keeps the header it was written with. The CRC-32 covers everything after the
+frame (the block and the archive) and the file size is checked, so a truncated or damaged
+file, whichever part is hit, is not read through the compact form either. For any of these
+:func:`read_payload` returns None and the caller uses the one model reader
+(:func:`textnb.core.model_io.load`), which says what is wrong, or reads the archive: so a
+compact form in front of another archive (another model's, a table model's, one of a later
+format version) is never read for it, and a file written before the binding existed (magic
+``TNBFAST1``) is read by the full reader, as a file without a compact form is. What the
+binding cannot tell is a file forged on purpose, the binding itself rewritten for another
+archive's header: only recomputing the weights from the archive would, the work the compact
+form spares.
 
 The payload's own layout belongs to the model that writes and reads it (the spam model's is
 :func:`textnb.apps.spamlite.encode_compact`). Standard library only (``os``, ``struct``,
@@ -41,14 +44,16 @@ import struct
 from textnb.core.errors import ModelFileError
 from textnb.core.model_header import check_header
 
-__all__ = ["MAGIC", "OLD_MAGICS", "FRAME", "frame", "read_payload"]
+__all__ = ["MAGIC", "OLD_MAGICS", "FRAME", "BINDING", "bind", "frame", "read_payload"]
 
 MAGIC = b"TNBFAST2"
 #: the frames of earlier textnb versions, which bind the payload to no header: their files are
 #: read by the full reader (a model file all the same, :func:`textnb.core.model_io.looks_like_model`)
 OLD_MAGICS = (b"TNBFAST1",)
-#: magic, payload size, file size, header size, CRC-32 of the header, CRC-32 of everything after the frame
-FRAME = struct.Struct("<8sQQQLL")
+#: magic, block size, file size, CRC-32 of everything after the frame
+FRAME = struct.Struct("<8sQQL")
+#: what follows the payload in its block: the size and CRC-32 of the header it was written with
+BINDING = struct.Struct("<QL")
 #: a ZIP local file header: signature, version, flags, method, time, date, CRC-32, sizes, name and extra lengths
 _LOCAL = struct.Struct("<4sHHHHHLLLHH")
 _HEADER_NAME = b"header.json"
@@ -56,13 +61,19 @@ _HEADER_NAME = b"header.json"
 _MAX_HEADER = 1 << 20
 
 
-def frame(payload, archive, header):
-    """The frame that goes before ``payload`` and ``archive`` (bytes) in a model file;
-    ``header``: the bytes of the archive's ``header.json`` (its first member), which the
-    payload was written with."""
-    size = FRAME.size + len(payload) + len(archive)
-    crc = binascii.crc32(archive, binascii.crc32(payload))
-    return FRAME.pack(MAGIC, len(payload), size, len(header), binascii.crc32(header), crc)
+def bind(payload, header):
+    """The block that goes between the frame and the archive: ``payload`` (bytes) followed by
+    its binding to ``header``, the bytes of the archive's ``header.json`` (its first member)
+    that the payload was written with."""
+    return bytes(payload) + BINDING.pack(len(header), binascii.crc32(header))
+
+
+def frame(block, archive):
+    """The frame that goes before ``block`` (:func:`bind`'s) and ``archive`` (bytes) in a
+    model file."""
+    size = FRAME.size + len(block) + len(archive)
+    crc = binascii.crc32(archive, binascii.crc32(block))
+    return FRAME.pack(MAGIC, len(block), size, crc)
 
 
 def read_payload(path, max_bytes, kind):
@@ -80,17 +91,23 @@ def read_payload(path, max_bytes, kind):
         head = os.read(fd, FRAME.size)
         if len(head) != FRAME.size:
             return None
-        magic, n_payload, size, n_header, header_crc, expected = FRAME.unpack(head)
-        left = size - FRAME.size - n_payload - _LOCAL.size - len(_HEADER_NAME) - n_header
-        if magic != MAGIC or size != st.st_size or n_payload > size or n_header > _MAX_HEADER or left < 0:
+        magic, n_block, size, expected = FRAME.unpack(head)
+        if magic != MAGIC or size != st.st_size or not BINDING.size <= n_block <= size:
             return None
-        # the payload is kept; then the archive's first member, its header (kept too); the rest
-        # of the archive is only read for the CRC, a block at a time into one buffer (the file is
-        # never held whole)
-        payload = bytearray(n_payload)
+        # the payload and its binding are kept; then the archive's first member, its header
+        # (kept too); the rest of the archive is only read for the CRC, a block at a time into
+        # one buffer (the file is never held whole)
+        payload, binding = bytearray(n_block - BINDING.size), bytearray(BINDING.size)
         crc = _read_into(fd, memoryview(payload), 0)
+        crc = None if crc is None else _read_into(fd, memoryview(binding), crc)
+        if crc is None:
+            return None
+        n_header, header_crc = BINDING.unpack(binding)
+        left = size - FRAME.size - n_block - _LOCAL.size - len(_HEADER_NAME) - n_header
+        if n_header > _MAX_HEADER or left < 0:
+            return None
         local = bytearray(_LOCAL.size + len(_HEADER_NAME))
-        crc = None if crc is None else _read_into(fd, memoryview(local), crc)
+        crc = _read_into(fd, memoryview(local), crc)
         if crc is None:
             return None
         sig, _, flags, method, _, _, member_crc, packed, unpacked, n_name, n_extra = _LOCAL.unpack_from(local)

@@ -19,9 +19,9 @@ form in front of the archive (:mod:`textnb.core.compact`: a frame, the payload, 
 ZIP archive, whose offsets count from the start of the file, as in a ``zipapp``); ZIP
 readers, this module and older textnb versions skip it. It is written by the same
 :func:`save`, in the same atomic replacement, so it always matches the archive, and only
-for a model checked to load (never with ``check=False``); its frame records the size and
-CRC-32 of the ``header.json`` written with it, which the compact form's reader compares with
-the archive's (and checks the header's format version as :func:`load` does,
+for a model checked to load (never with ``check=False``); it carries the size and CRC-32 of
+the ``header.json`` written with it (:func:`textnb.core.compact.bind`), which its reader
+compares with the archive's (and checks the header's format version as :func:`load` does,
 :func:`textnb.core.model_header.check_header`), so it is never read for another archive.
 
 Loading never executes code and never trusts a size: only classes registered with
@@ -982,7 +982,7 @@ def save(model, path, *, check=True):
         data = buf.getbuffer()
         if payload is not None:
             start = compact.FRAME.size + len(payload)
-            f.write(compact.frame(payload, data[start:], head))
+            f.write(compact.frame(payload, data[start:]))
             f.write(data[compact.FRAME.size:])
         else:
             f.write(data)
@@ -1000,6 +1000,8 @@ def save(model, path, *, check=True):
     compact_form = getattr(model, "_compact_form", None)
     if check and callable(compact_form):  # in front of the archive: only for a model checked to load
         payload = compact_form()
+        if payload is not None:  # bound to the header written with it (its reader compares)
+            payload = compact.bind(payload, head)
     try:
         atomic_write(path, write)
     except OSError as exc:
