@@ -332,15 +332,16 @@ def test_other_kinds_and_broken_files_go_to_the_full_loader(tmp_path, trained):
     assert LiteFilter.load(tmp_path / "fifo") is None  # never opened for a blocking read
 
 
-def _framed(path, block, header, arrays, rebind=False):
+def _framed(path, block, header, arrays, rebind=False, extra=()):
     """A model file as save lays it out: ``block`` (a compact form and its binding, as read
     from a model file) framed in front of the archive of ``header`` and ``arrays``
-    (``header.json`` first), the frame's CRC-32 recomputed for it: the compact form copied
-    across; ``rebind``: its binding made for this archive's header (as a later textnb would
-    write it)."""
+    (``header.json`` first), the frame made for it: the compact form copied across;
+    ``rebind``: its binding made for this archive (as a later textnb would write it);
+    ``extra``: members ``(name, bytes)`` added at the end of the archive."""
     import hashlib
     import io
     import json
+    import warnings
     import zipfile
 
     import numpy as np
@@ -355,16 +356,16 @@ def _framed(path, block, header, arrays, rebind=False):
         header["arrays"][name] = {"sha256": hashlib.sha256(buf.getvalue()).hexdigest(), "nbytes": len(buf.getvalue())}
         members.append((f"arrays/{name}.npy", buf.getvalue()))
     head = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
-    if rebind:
-        block = compact.bind(block[:-compact.BINDING.size], head)
     buf = io.BytesIO()
     buf.write(bytes(compact.FRAME.size) + block)
-    with zipfile.ZipFile(buf, "w") as z:
-        for name, data in [("header.json", head)] + members:
+    with warnings.catch_warnings(), zipfile.ZipFile(buf, "w") as z:
+        warnings.simplefilter("ignore")  # (zipfile warns of a name given twice)
+        for name, data in [("header.json", head)] + members + list(extra):
             z.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), data)
-    data = buf.getvalue()
-    start = compact.FRAME.size + len(block)
-    path.write_bytes(compact.frame(block, data[start:]) + data[compact.FRAME.size:])
+    archive = buf.getvalue()[compact.FRAME.size + len(block):]
+    if rebind:
+        block = compact.bind(block[:-compact.BINDING.size], archive)
+    path.write_bytes(compact.frame(block, archive) + block + archive)
     return path
 
 
@@ -410,30 +411,35 @@ def test_a_compact_form_is_read_only_with_the_archive_it_was_written_with(traine
     assert f"X-TextNB-Class: {verdict.label}\nX-TextNB-Score: {score_text(verdict)}\n" in out
 
 
-@pytest.mark.parametrize("rebind", [False, True])
-@pytest.mark.parametrize("other", ["version 99", "table model"])
+@pytest.mark.parametrize("other, rebind", [("version 99", False), ("version 99", True), ("table model", False),
+                                           ("table model", True), ("two headers", False)])
 def test_a_compact_form_in_front_of_an_archive_the_full_reader_refuses_is_not_read(trained, tmp_path, other, rebind):
     """Found by a model-file hunt (session 50): an archive whose header says "version": 99
     was refused by every reader ("model format version 99 is newer than this textnb reads
     (2); upgrade textnb") but spamfilter's fast path, which classified; an archive of a table
-    model behind the spam model's compact form was classified too. The compact form's reader
-    compares the header with the one it was written with, and checks it as the full reader
-    does (format version, the model's kind), so spamfilter says what the full reader says,
-    also for a compact form bound to that header (``rebind``: as a later textnb would write it)."""
+    model behind the spam model's compact form was classified too (and the archive given a
+    second ``header.json``, which the full reader now refuses). The compact form's reader
+    compares the archive with the one it was written with, and checks its header as the full
+    reader does (format version, the model's kind), so spamfilter says what the full reader
+    says, also for a compact form bound to that archive (``rebind``: as a later textnb would
+    write it)."""
     from conftest import CORPORA, read_model_file
     from textnb.cli.commands import main
     from textnb.core.errors import TextnbError
 
     model, test = trained
     block, header, arrays = _parts(model)
+    extra = ()
     if other == "version 99":
         header["version"] = 99
+    elif other == "two headers":
+        extra = [("header.json", b"{}")]
     else:
         table = tmp_path / "table.tnb"
         assert main(["train", str(CORPORA / "weather.nominal.arff"), "-o", str(table)], stdout=_Sink(),
                     stderr=_Sink()) == 0
         header, arrays = read_model_file(table)
-    bad = _framed(tmp_path / "bad.tnb", block, header, arrays, rebind=rebind)
+    bad = _framed(tmp_path / "bad.tnb", block, header, arrays, rebind=rebind, extra=extra)
     assert LiteFilter.load(bad) is None
     with pytest.raises(TextnbError) as info:
         SpamFilter.load(bad)

@@ -18,10 +18,9 @@ is most of its cost. This module needs only the standard library's core modules 
 :meth:`LiteFilter.load` reads the model's compact form: the per-token weights that
 :meth:`textnb.apps.spamscore.SpamScorer.save` writes in front of the model's ZIP archive
 (:mod:`textnb.core.compact`; layout in :func:`encode_compact`), read with ``struct`` and
-``memoryview`` alone, the frame's size and CRC-32 (over the whole file), its binding to the
-archive behind it (the size and CRC-32 of the header it was written with; that header's
-format version and model kind checked as the full reader checks them) and every weight
-checked. For any other file (another model kind, a compact form in front of another
+``memoryview`` alone, the frame's sizes and CRC-32, its binding to the archive behind it
+(the size and CRC-32 of the archive it was written with; its header's format version and
+model kind checked as the full reader checks them) and every weight checked. For any other file (another model kind, a compact form in front of another
 archive, a file written before the compact form or its binding existed, a broken one) it
 returns None and the caller uses the one model reader
 (:meth:`textnb.apps.filtering.SpamFilter.load` through :func:`textnb.core.model_io.load`),
@@ -653,7 +652,7 @@ class LiteFilter(StreamClassifier):
 
 def compact_payload(path, *, max_model_bytes=MAX_LITE_BYTES):
     """The compact form of the model file ``path``, checked (its size and CRC-32; written
-    with the header of the archive behind it, a header the full loader reads, of a
+    with the archive behind it, whose header the full loader reads, of a
     :data:`COMPACT_KIND` model: :func:`textnb.core.compact.read_payload`), or None (none, or
     the file cannot be read, or is not read here: the full loader reads it or reports why)."""
     try:

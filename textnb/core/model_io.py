@@ -20,8 +20,8 @@ ZIP archive, whose offsets count from the start of the file, as in a ``zipapp``)
 readers, this module and older textnb versions skip it. It is written by the same
 :func:`save`, in the same atomic replacement, so it always matches the archive, and only
 for a model checked to load (never with ``check=False``); it carries the size and CRC-32 of
-the ``header.json`` written with it (:func:`textnb.core.compact.bind`), which its reader
-compares with the archive's (and checks the header's format version as :func:`load` does,
+the archive written with it (:func:`textnb.core.compact.bind`), which its reader compares
+with the archive behind it (and checks the header's format version as :func:`load` does,
 :func:`textnb.core.model_header.check_header`), so it is never read for another archive.
 
 Loading never executes code and never trusts a size: only classes registered with
@@ -972,20 +972,19 @@ def save(model, path, *, check=True):
 
     def write(f):
         buf = io.BytesIO()
-        if payload is not None:  # the archive's offsets count from the start of the file
-            buf.write(bytes(compact.FRAME.size) + payload)
+        start = 0 if payload is None else compact.FRAME.size + len(payload) + compact.BINDING.size
+        buf.write(bytes(start))  # (the archive's offsets count from the start of the file)
         with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as z:
             for member, data in [("header.json", head)] + members:
                 info = zipfile.ZipInfo(member, date_time=(1980, 1, 1, 0, 0, 0))
                 info.external_attr = 0o644 << 16
                 z.writestr(info, data)
-        data = buf.getbuffer()
-        if payload is not None:
-            start = compact.FRAME.size + len(payload)
-            f.write(compact.frame(payload, data[start:]))
-            f.write(data[compact.FRAME.size:])
-        else:
-            f.write(data)
+        archive = buf.getbuffer()[start:]
+        if payload is not None:  # bound to the archive written with it (its reader compares)
+            block = compact.bind(payload, archive)
+            f.write(compact.frame(block, archive))
+            f.write(block)
+        f.write(archive)
 
     path = os.fspath(path)
     refuse_folder(path)
@@ -1000,8 +999,6 @@ def save(model, path, *, check=True):
     compact_form = getattr(model, "_compact_form", None)
     if check and callable(compact_form):  # in front of the archive: only for a model checked to load
         payload = compact_form()
-        if payload is not None:  # bound to the header written with it (its reader compares)
-            payload = compact.bind(payload, head)
     try:
         atomic_write(path, write)
     except OSError as exc:
