@@ -36,16 +36,17 @@ the JSON parser runs; every array's SHA-256 is checked
 against the header; each ``.npy`` header is parsed and checked (numbers or
 fixed-width strings only: no object, structured or datetime dtypes; a shape whose
 size does not match the member's bytes is refused before any allocation), and the
-declared total is bounded by ``max_bytes``; arrays stored by their non-zero entries rebuild to
-at most :func:`padding_allowance` of the stored bytes in all (a fixed 64 MiB plus 256 times
-them), checked from their declared shapes before any is built. Each array may be referenced once (a second
-reference is refused, never copied); sparse members are checked before scipy sees them
-(:func:`textnb.core.model_schema.check_csr`); each node's parameters and state are checked
-against the schema its class declares (:mod:`textnb.core.model_schema`) before the estimator
-is built; the model must be fitted (a root without fitted state, as an unfitted model's node
-is written, a meta-estimator's template, is no model to read). Any inconsistency met while the estimator
-is rebuilt is reported as :class:`~textnb.core.errors.ModelFileError` too, so a crafted
-file can neither run code, nor exhaust memory, nor raise anything else.
+declared total is bounded by ``max_bytes``; arrays stored by their non-zero entries
+rebuild to at most :func:`padding_allowance` of the stored bytes in all (a fixed 64 MiB
+plus 256 times them), checked from their declared shapes before any is built. Each array
+may be referenced once (a second reference is refused, never copied); sparse members are
+checked before scipy sees them (:func:`textnb.core.model_schema.check_csr`); each node's
+parameters and state are checked against the schema its class declares
+(:mod:`textnb.core.model_schema`) before the estimator is built; the model must be fitted
+(a root without fitted state, as an unfitted model's node is written, a meta-estimator's
+template, is no model to read). Any inconsistency met while the estimator is rebuilt is
+reported as :class:`~textnb.core.errors.ModelFileError` too, so a crafted file can
+neither run code, nor exhaust memory, nor raise anything else.
 
 Only regular files are ever replaced: :func:`atomic_write` refuses a path that is a
 FIFO, socket, device or folder (one line naming the path), and follows a symbolic link
@@ -1097,7 +1098,9 @@ def _read(path, max_bytes, build, root=None, parse=None):
             raise _unfitted(root.kind)
         if not build:
             return root
-        model = _construct(root, kernel=build == "kernel" and isinstance(root, ModelNode) and root.kind in KERNEL_MODULES)
+        # the kernels of the root and the nodes it holds, where asked and its kind has one
+        kernel = build == "kernel" and isinstance(root, ModelNode) and root.kind in KERNEL_MODULES
+        model = _construct(root, kernel=kernel)
         if not _is_fitted(model):  # (the estimator's own word, the one save writes an unfitted node by)
             raise _unfitted(root.kind)
         return model
