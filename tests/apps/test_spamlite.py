@@ -423,6 +423,8 @@ def test_a_compact_form_in_front_of_an_archive_the_full_reader_refuses_is_not_re
     reader does (format version, the model's kind), so spamfilter says what the full reader
     says, also for a compact form bound to that archive (``rebind``: as a later textnb would
     write it)."""
+    import io
+
     from conftest import CORPORA, read_model_file
     from textnb.cli.commands import main
     from textnb.core.errors import TextnbError
@@ -436,8 +438,8 @@ def test_a_compact_form_in_front_of_an_archive_the_full_reader_refuses_is_not_re
         extra = [("header.json", b"{}")]
     else:
         table = tmp_path / "table.tnb"
-        assert main(["train", str(CORPORA / "weather.nominal.arff"), "-o", str(table)], stdout=_Sink(),
-                    stderr=_Sink()) == 0
+        assert main(["train", str(CORPORA / "weather.nominal.arff"), "-o", str(table)], stdout=io.StringIO(),
+                    stderr=io.StringIO()) == 0
         header, arrays = read_model_file(table)
     bad = _framed(tmp_path / "bad.tnb", block, header, arrays, rebind=rebind, extra=extra)
     assert LiteFilter.load(bad) is None
@@ -475,14 +477,6 @@ def test_a_model_of_an_earlier_frame_is_read_by_the_full_reader(trained, tmp_pat
     assert _spamfilter("-m", old, "--batch", test) == _spamfilter("-m", model, "--batch", test)
     model_io.save(model_io.load(old), tmp_path / "again.tnb")
     assert (tmp_path / "again.tnb").read_bytes() == model.read_bytes()
-
-
-class _Sink:
-    def write(self, text):
-        return len(text)
-
-    def flush(self):
-        pass
 
 
 def test_verdict_is_an_immutable_value():
