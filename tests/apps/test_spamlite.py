@@ -569,7 +569,7 @@ def test_the_numpy_free_reader_accepts_no_file_the_main_reader_refuses(trained, 
     """Issue 30.5: every byte of the compact form's frame and header, of each member's
     local ZIP header and of the central directory changed in turn; whenever the
     numpy-free reader accepts the file, the main loader accepts it too and gives the same
-    verdicts (the frame's CRC-32 covers the whole file, so it accepts none)."""
+    verdicts (the CRC-32s of the frame and of the binding cover the whole file, so it accepts none)."""
     import struct
 
     from textnb.core.compact import FRAME
