@@ -411,3 +411,62 @@ def test_a_token_pattern_is_said_as_a_shell_takes_it(tmp_path):
     echoed = subprocess.run(["sh", "-c", f"printf %s {said}"], capture_output=True, text=True).stdout
     assert echoed == r"[a-z]+\d*", (said, echoed)
     assert shlex.split(said) == [r"[a-z]+\d*"]
+
+
+def _template_alpha(header):
+    header["model"]["params"]["model"]["params"]["alpha"] = -1
+
+
+@pytest.mark.parametrize("change", [
+    _template_alpha,  # the unfitted template TextClassifier(model=...) keeps
+    lambda h: h["model"]["params"]["model"]["params"].update(zzz_=1),
+    lambda h: h["model"]["state"]["vectorizer_"]["state"].update(zzz_=1),
+    lambda h: h["model"]["state"].update(zzz_=1),
+    lambda h: h["model"]["state"].update(input_="bogus"),
+    lambda h: h["model"]["params"].update(zzz=1),
+], ids=["template alpha", "template field", "vectorizer state", "root state", "root input_", "root parameter"])
+def test_merge_reads_its_parts_as_load_does(tmp_path, change):
+    """Found by a model-file hunt (session 50): ``textnb merge`` read a text model of a count
+    model from its nodes checking only the count model and the vocabulary, so it took a file
+    every other reader refuses (its template's alpha -1, an unknown field in the vectorizer's
+    state or a template's parameters) and wrote a merged model nothing could load; ``predict``
+    and ``inspect`` took an unknown field in the root's state, or a bad ``input_``. Each now
+    refuses the part in load's words, and nothing is written."""
+    from conftest import read_model_file, write_model_file
+
+    import textnb
+
+    data = tsv(tmp_path / "a.tsv", ROWS)
+    good, part = tmp_path / "good.tnb", tmp_path / "part.tnb"
+    assert cli("train", data, "--model", "multinomial", "-o", good)[0] == 0
+    assert cli("train", data, "--model", "multinomial", "-o", part)[0] == 0
+    header, arrays = read_model_file(good)
+    change(header)
+    bad = tmp_path / "bad.tnb"
+    write_model_file(bad, header, arrays)
+    with pytest.raises(textnb.ModelFileError) as info:
+        textnb.load(bad)
+    line = f"textnb: error: {info.value}\n"
+    for args in (("merge", "-o", tmp_path / "m.tnb", bad, part), ("merge", "-o", tmp_path / "m.tnb", part, bad),
+                 ("inspect", bad), ("predict", bad, data)):
+        assert cli(*args) == (1, "", line), args
+    assert not (tmp_path / "m.tnb").exists()
+
+
+def test_a_merged_text_model_load_would_refuse_is_not_written(tmp_path):
+    """``save`` of a text model read from its nodes (what merge writes) checks it as load
+    does, not only the file's bounds: a model whose counts load refuses is refused in load's
+    words and not written."""
+    import numpy as np
+
+    import textnb
+    from textnb.core.model_io import read_nodes
+    from textnb.text.nodes import CountTextModel
+
+    data = tsv(tmp_path / "a.tsv", ROWS)
+    assert cli("train", data, "--model", "multinomial", "-o", tmp_path / "a.tnb")[0] == 0
+    model = CountTextModel.from_root(read_nodes(tmp_path / "a.tnb"))
+    model.state["feature_count_"] = np.full_like(model.state["feature_count_"], 2.0**60)  # over any count a file holds
+    with pytest.raises(textnb.ModelFileError, match="feature_count_.*the model would not load, so it was not written"):
+        model.save(tmp_path / "m.tnb")
+    assert not (tmp_path / "m.tnb").exists()

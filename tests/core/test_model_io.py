@@ -1,5 +1,6 @@
 import io
 import json
+import re
 import zipfile
 
 import numpy as np
@@ -106,6 +107,88 @@ def test_newer_format_version_is_refused(model_file):
     _rewrite_header(model_file, lambda h: h.update(version=FORMAT_VERSION + 1))
     with pytest.raises(ModelFileError, match="newer"):
         textnb.load(model_file)
+
+
+@pytest.mark.parametrize("member", ["header.json", "arrays/a0.npy"])
+def test_two_members_of_one_name_are_a_one_line_error(model_file, tmp_path, member):
+    """Found by a model-file hunt (session 50): a file with two ``header.json`` members (or two of
+    one array) was read, the last one winning, while ``unzip`` lists both: which model the
+    file holds depended on the reader. It is refused in one line; every command says it."""
+    import warnings
+
+    from textnb.cli.commands import main
+
+    with zipfile.ZipFile(model_file) as z:
+        members = [(i.filename, z.read(i.filename)) for i in z.infolist()]
+    second = dict(members)[member]
+    if member == "header.json":
+        header = json.loads(second)
+        header["model"]["state"]["model_"]["params"]["alpha"] = 0.5
+        second = json.dumps(header).encode()
+    bad = tmp_path / "dup.tnb"
+    with warnings.catch_warnings(), zipfile.ZipFile(bad, "w") as z:
+        warnings.simplefilter("ignore")  # (zipfile warns of the duplicate name)
+        for name, data in members + [(member, second)]:
+            z.writestr(name, data)
+    with pytest.raises(ModelFileError, match=f"two members named '{member}'") as info:
+        textnb.load(bad)
+    assert str(info.value).startswith(f"{bad}: ") and "\n" not in str(info.value)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["inspect", str(bad)], stdout=out, stderr=err) == 1
+    assert err.getvalue() == f"textnb: error: {info.value}\n" and not out.getvalue()
+
+
+@pytest.mark.parametrize("kind", ["text", "table", "fitted template"])
+def test_a_file_whose_model_is_unfitted_is_a_one_line_error(tmp_path, kind):
+    """Found by a model-file hunt (session 50): a file whose root holds no fitted state (what
+    an unfitted model's node is, as a meta-estimator's template is written; ``save`` refuses
+    to write one) loaded as an unfitted estimator, and the commands said "internal error:
+    NotFittedError ... (a bug in textnb)" (inspect, predict), "AttributeError" (merge),
+    "This TabularKernel is not fitted yet". Every reader refuses it in one line, read_nodes
+    too, as load (and load one whose template parameter is a fitted model: the estimator
+    built is not fitted); save refuses to write one. A multi-label model's Pipeline, which
+    keeps no state of its own (its fitted steps are its parameters), still loads."""
+    from tests.conftest import CORPORA, read_model_file, write_model_file
+    from textnb.cli.commands import main
+    from textnb.core.model_io import read_nodes
+
+    good = tmp_path / "good.tnb"
+    if kind != "table":
+        TextClassifier(model=MultinomialNB()).fit(DOCS, LABELS).save(good)
+        data = tmp_path / "doc.txt"
+        data.write_text("cheap pills\n")
+    else:
+        data = CORPORA / "weather.nominal.arff"
+        assert main(["train", str(data), "-o", str(good)], stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    header, arrays = read_model_file(good)
+    if kind == "fitted template":
+        header["model"]["params"]["model"] = header["model"]["state"]["model_"]
+    header["model"]["state"] = {}
+    used = set(re.findall(r'"\$array": "(\w+)"', json.dumps(header["model"])))
+    bad = tmp_path / "bad.tnb"
+    write_model_file(bad, header, {k: v for k, v in arrays.items() if k in used})
+    root = header["model"]["kind"]
+    for read in (textnb.load, read_nodes) if kind != "fitted template" else (textnb.load,):
+        with pytest.raises(ModelFileError) as info:
+            read(bad)
+        assert str(info.value) == f"{bad}: holds no fitted model (an unfitted {root})"
+    for argv in (["inspect", str(bad)], ["predict", str(bad), str(data)],
+                 ["merge", "-o", str(tmp_path / "merged.tnb"), str(bad), str(good)]):
+        out, err = io.StringIO(), io.StringIO()
+        assert main(argv, stdout=out, stderr=err) == 1, argv
+        assert err.getvalue() == f"textnb: error: {info.value}\n", argv
+    with pytest.raises(ModelFileError, match="holds no fitted model .* so it was not written"):
+        save(textnb.load(good).__class__(), tmp_path / "unfitted.tnb")
+    assert not (tmp_path / "unfitted.tnb").exists()
+    labels = tmp_path / "labels.tsv"
+    labels.write_text("".join(f"{i}.txt\t{label}\n" for i, label in enumerate(LABELS)))
+    for i, doc in enumerate(DOCS):
+        (tmp_path / "docs").mkdir(exist_ok=True)
+        (tmp_path / "docs" / f"{i}.txt").write_text(doc)
+    multilabel = tmp_path / "ml.tnb"
+    assert main(["train", str(tmp_path / "docs"), "--labels", str(labels), "-o", str(multilabel)],
+                stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    assert read_model_file(multilabel)[0]["model"]["state"] == {} and textnb.load(multilabel) is not None
 
 
 def test_unknown_kind_cannot_build_arbitrary_classes(model_file):
@@ -315,3 +398,47 @@ def test_a_crafted_zero_padded_array_is_a_one_line_model_file_error(tmp_path, po
     with pytest.raises(ModelFileError, match=message) as info:
         textnb.load(bad)
     assert str(bad) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_few_stored_numbers_cannot_declare_gigabytes(tmp_path):
+    """Found by a model-file hunt (session 50): a 2 KB file declaring its zero-padded count
+    table of shape (2, 10^8) made inspect and load allocate 3.4 GB (5-7 s) before refusing or
+    returning. What the zero-padded arrays rebuild to is bounded by the file's stored array
+    bytes (``padding_allowance``), checked from the declared shape before anything is built."""
+    import tracemalloc
+
+    from tests.conftest import read_model_file, write_model_file
+    from textnb.cli.commands import main
+    model, _ = _sparse_counts_model()
+    good = tmp_path / "good.tnb"
+    save(model, good)
+    header, arrays = read_model_file(good)
+    header["model"]["state"]["feature_count_"]["shape"] = [2, 10_000_000]  # 160 MB from 4 stored numbers
+    header["model"]["state"]["n_features_in_"] = 10_000_000
+    bad = tmp_path / "bad.tnb"
+    write_model_file(bad, header, arrays)
+    assert bad.stat().st_size < 5_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(ModelFileError, match=r"zero-padded array of shape \(2, 10000000\) is over the limit"):
+            textnb.load(bad)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20_000_000, peak  # refused before the table (or anything its size) was allocated
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["inspect", str(bad)], stdout=out, stderr=err) == 1
+    assert err.getvalue().startswith(f"textnb: error: {bad}: zero-padded array") and err.getvalue().count("\n") == 1
+
+
+def test_a_table_too_sparse_for_the_allowance_is_stored_whole(tmp_path, monkeypatch):
+    """The writer keeps to what load allows: an array whose rebuilt size would pass the file's
+    padding allowance is stored whole (so save never writes a file load refuses)."""
+    import textnb.core.model_io as model_io
+
+    model, X = _sparse_counts_model()
+    monkeypatch.setattr(model_io, "NONZERO_FLOOR", 100_000)  # under the (2, 70000) table's 1.1 MB
+    path = tmp_path / "m.tnb"
+    save(model, path)
+    assert _header(path)["version"] == 1 and "$nonzero" not in json.dumps(_header(path)["model"])
+    np.testing.assert_array_equal(textnb.load(path).predict_log_proba(X), model.predict_log_proba(X))

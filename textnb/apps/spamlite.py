@@ -18,12 +18,16 @@ is most of its cost. This module needs only the standard library's core modules 
 :meth:`LiteFilter.load` reads the model's compact form: the per-token weights that
 :meth:`textnb.apps.spamscore.SpamScorer.save` writes in front of the model's ZIP archive
 (:mod:`textnb.core.compact`; layout in :func:`encode_compact`), read with ``struct`` and
-``memoryview`` alone, the frame's size and CRC-32 (over the whole file) and every weight
-checked. For any other file (another model kind, a file written before the compact form
-existed, a broken one) it returns None and the caller uses the one model reader
+``memoryview`` alone, the frame's sizes and CRC-32, its binding to the archive behind it
+(the size and CRC-32 of the archive it was written with; its header's format version and
+model kind checked as the full reader checks them) and every weight checked. For any other file (another model kind, a compact form in front of another
+archive, a file written before the compact form or its binding existed, a broken one) it
+returns None and the caller uses the one model reader
 (:meth:`textnb.apps.filtering.SpamFilter.load` through :func:`textnb.core.model_io.load`),
 which reads other model kinds and reports each problem in its one-line form: so this path
-never changes what is said about a file, only how fast the default model is served.
+never changes what is said about a file, only how fast the default model is served (but for
+a file forged on purpose, the compact form of one model with its binding rewritten for
+another's archive, which it cannot tell without recomputing the weights: :mod:`textnb.core.compact`).
 
 References
 ----------
@@ -290,6 +294,9 @@ MAX_LITE_BYTES = 1 << 30
 #: (multinomial), 0.
 _COMPACT = struct.Struct("<8sBBHLQQQdd8x")
 _COMPACT_TAG = b"spam/1\0\0"
+#: The model kind whose compact form this is (:class:`textnb.apps.spamscore.SpamScorer`'s): a
+#: compact form in front of an archive of another kind is not read (:func:`compact_payload`)
+COMPACT_KIND = "SpamScorer"
 _METHOD_CODES = {"multinomial": 0, "fisher": 1}
 #: Most tokens a compact form may list (about what a model file of MAX_LITE_BYTES holds).
 _MAX_TOKENS_FIELD = 2**40
@@ -644,10 +651,12 @@ class LiteFilter(StreamClassifier):
 
 
 def compact_payload(path, *, max_model_bytes=MAX_LITE_BYTES):
-    """The compact form of the model file ``path`` (checked: size and CRC-32), or None
-    (none, or the file cannot be read: the full loader reports why)."""
+    """The compact form of the model file ``path``, checked (its size and CRC-32; written
+    with the archive behind it, whose header the full loader reads, of a
+    :data:`COMPACT_KIND` model: :func:`textnb.core.compact.read_payload`), or None (none, or
+    the file cannot be read, or is not read here: the full loader reads it or reports why)."""
     try:
-        return read_payload(os.fspath(path), max_model_bytes)
+        return read_payload(os.fspath(path), max_model_bytes, COMPACT_KIND)
     except (OSError, ValueError, OverflowError, MemoryError, struct.error):
         return None
 

@@ -19,26 +19,34 @@ form in front of the archive (:mod:`textnb.core.compact`: a frame, the payload, 
 ZIP archive, whose offsets count from the start of the file, as in a ``zipapp``); ZIP
 readers, this module and older textnb versions skip it. It is written by the same
 :func:`save`, in the same atomic replacement, so it always matches the archive, and only
-for a model checked to load (never with ``check=False``).
+for a model checked to load (never with ``check=False``); it carries the size and CRC-32 of
+the archive written with it (:func:`textnb.core.compact.bind`), which its reader compares
+with the archive behind it (and checks the header's format version as :func:`load` does,
+:func:`textnb.core.model_header.check_header`), so it is never read for another archive.
 
 Loading never executes code and never trusts a size: only classes registered with
 :func:`register` can be built; the path must be a regular file (a FIFO or device is
 refused before it is opened for reading, so ``load`` cannot block); every member must be
 *stored* (a compressed member is refused before it is inflated, so a zip bomb costs
-nothing) and unencrypted, so no member holds more bytes than the file itself; the
+nothing) and unencrypted, so no member holds more bytes than the file itself; no two
+members may have the same name (ZIP readers differ on which one they read); the
 header is at most :data:`MAX_HEADER_BYTES`, nested at most :data:`MAX_HEADER_DEPTH`
 deep and holds at most :data:`MAX_HEADER_VALUES` values, counted from its bytes before
 the JSON parser runs; every array's SHA-256 is checked
 against the header; each ``.npy`` header is parsed and checked (numbers or
 fixed-width strings only: no object, structured or datetime dtypes; a shape whose
 size does not match the member's bytes is refused before any allocation), and the
-declared total is bounded by ``max_bytes``. Each array may be referenced once (a second
-reference is refused, never copied); sparse members are checked before scipy sees them
-(:func:`textnb.core.model_schema.check_csr`); each node's parameters and state are checked
-against the schema its class declares (:mod:`textnb.core.model_schema`) before the estimator
-is built. Any inconsistency met while the estimator
-is rebuilt is reported as :class:`~textnb.core.errors.ModelFileError` too, so a crafted
-file can neither run code, nor exhaust memory, nor raise anything else.
+declared total is bounded by ``max_bytes``; arrays stored by their non-zero entries
+rebuild to at most :func:`padding_allowance` of the stored bytes in all (a fixed 64 MiB
+plus 256 times them), checked from their declared shapes before any is built. Each array
+may be referenced once (a second reference is refused, never copied); sparse members are
+checked before scipy sees them (:func:`textnb.core.model_schema.check_csr`); each node's
+parameters and state are checked against the schema its class declares
+(:mod:`textnb.core.model_schema`) before the estimator is built; the model must be fitted
+(a root without fitted state, as an unfitted model's node is written, a meta-estimator's
+template, is no model to read). Any inconsistency met while the estimator is rebuilt is
+reported as :class:`~textnb.core.errors.ModelFileError` too, so a crafted file can
+neither run code, nor exhaust memory, nor raise anything else.
 
 Only regular files are ever replaced: :func:`atomic_write` refuses a path that is a
 FIFO, socket, device or folder (one line naming the path), and follows a symbolic link
@@ -83,6 +91,7 @@ from textnb.core.attributes import Attribute
 from textnb.core.signals import HeldSignals
 from textnb.core.errors import InputError, ModelFileError, ParameterError, file_kind, missing_reason, not_a_folder
 from textnb.core.version import __version__
+from textnb.core.model_header import FORMAT_NAME, FORMAT_VERSION, check_header
 from textnb.core.model_schema import check_csr, check_declared, schema_of
 from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.regular import NotRegularFile, folders_above, open_regular
@@ -91,20 +100,23 @@ from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 __all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "before_replace", "staged_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "remove_stale_files", "try_lock", "looks_like_model", "new_file_mode", "cannot_write_in", "is_temporary_name", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
-FORMAT_NAME = "textnb-model"
 #: The first 4 bytes of a fastText model file (``.bin``, ``.ftz``): its int32 magic number
 #: 793712314, little-endian (fastText's ``FASTTEXT_FILEFORMAT_MAGIC_INT32``)
 FASTTEXT_MAGIC = (793712314).to_bytes(4, "little")
-#: The newest format version this textnb reads. A file is written as version 1 unless it
-#: uses an encoding of a later version (2: arrays stored by their non-zero entries,
-#: ``{"$nonzero": ...}``), so a model that does not need one reads in older textnb too.
-FORMAT_VERSION = 2
 #: Arrays of at least this many numbers whose non-zero share is at most
 #: :data:`NONZERO_SHARE` are stored as their non-zero entries and positions (a count
 #: table of many classes over a large vocabulary is mostly zeros: 20 Newsgroups' default
 #: model 22.7 MB -> 4.7 MB, faster to write, check and read).
 NONZERO_MIN_SIZE = 1 << 16
 NONZERO_SHARE = 0.25
+#: What a file's zero-padded arrays may take once rebuilt, in all: this many bytes, plus
+#: :data:`NONZERO_RATIO` times the bytes of its stored arrays (:func:`padding_allowance`), so
+#: a few stored numbers cannot declare gigabytes (a 2 KB file declaring a (2, 10^8) table
+#: took 3.4 GB before it was refused). Real models are far inside it: 20 Newsgroups'
+#: default model rebuilds 3.8 times its stored bytes, a GoEmotions multi-label model 0.8;
+#: :meth:`_Packer.array` stores an array whole where the allowance would not hold it.
+NONZERO_FLOOR = 64 * 1024**2
+NONZERO_RATIO = 256
 #: Refuse model files that declare more than this many bytes of arrays in total.
 MAX_MODEL_BYTES = 8 * 1024**3
 MAX_HEADER_BYTES = 64 * 1024**2
@@ -134,7 +146,7 @@ def looks_like_model(head):
     look at the first bytes, nothing read or loaded: for the readers of data (corpora,
     tables) to say that a model file given in their place is one."""
     head = bytes(head[:_ZIP_NAME_AT + 16])
-    if head.startswith(compact.MAGIC):
+    if head.startswith((compact.MAGIC, *compact.OLD_MAGICS)):
         return True
     if not head.startswith(_ZIP_LOCAL) or len(head) < _ZIP_NAME_AT:
         return False
@@ -596,10 +608,17 @@ def staged_write(path, write, *, mode=None, follow=True):
         held.release(saved=True)
 
 
+def padding_allowance(stored):
+    """The bytes the zero-padded arrays of a file whose arrays store ``stored`` bytes may take
+    once rebuilt, in all (:data:`NONZERO_FLOOR`, :data:`NONZERO_RATIO`)."""
+    return NONZERO_FLOOR + NONZERO_RATIO * stored
+
+
 class _Packer:
     def __init__(self):
         self.arrays = {}
         self.version = 1  # the format version the encodings used need
+        self.stored = self.padded = 0  # bytes of the members so far; of the zero-padded arrays rebuilt
 
     def array(self, a):
         a = np.asarray(a)
@@ -609,16 +628,22 @@ class _Packer:
             raise TypeError(f"cannot store array of dtype {a.dtype} in a model file")
         if a.size >= NONZERO_MIN_SIZE and a.dtype.kind in "iuf":
             nonzero = _nonzero_positions(a)
+            positions = values = None
             if nonzero.size <= NONZERO_SHARE * a.size:
-                self.version = max(self.version, 2)
                 positions = nonzero.astype(np.uint32 if a.size <= 1 << 32 else np.uint64)
-                return {"$nonzero": [self._member(positions), self._member(a.reshape(-1)[nonzero])],
-                        "shape": list(a.shape)}
+                values = a.reshape(-1)[nonzero]
+            # (within what load allows: the members so far count, those still to come only add to it)
+            if positions is not None and self.padded + a.nbytes <= padding_allowance(
+                    self.stored + positions.nbytes + values.nbytes):
+                self.version = max(self.version, 2)
+                self.padded += a.nbytes
+                return {"$nonzero": [self._member(positions), self._member(values)], "shape": list(a.shape)}
         return self._member(a)
 
     def _member(self, a):
         name = f"a{len(self.arrays)}"
         self.arrays[name] = np.ascontiguousarray(a)
+        self.stored += self.arrays[name].nbytes
         return {"$array": name}
 
     def value(self, v):
@@ -708,7 +733,8 @@ def _nonzero_positions(a):
 def _from_nonzero(positions, values, shape, budget):
     """The array of ``shape`` that is zero but for ``values`` at the flat ``positions``
     (strictly increasing), as :meth:`_Packer.array` stores it; ``budget``: the bytes it may
-    take (a few stored numbers must not declare gigabytes)."""
+    take (a few stored numbers must not declare gigabytes: what is left of the file's
+    :func:`padding_allowance`)."""
     if (not isinstance(shape, list) or len(shape) > 32
             or not all(type(n) is int and 0 <= n <= 2**40 for n in shape)):
         raise ModelFileError(f"inconsistent model file (zero-padded array of shape {str(shape)[:60]})")
@@ -947,20 +973,19 @@ def save(model, path, *, check=True):
 
     def write(f):
         buf = io.BytesIO()
-        if payload is not None:  # the archive's offsets count from the start of the file
-            buf.write(bytes(compact.FRAME.size) + payload)
+        start = 0 if payload is None else compact.FRAME.size + len(payload) + compact.BINDING.size
+        buf.write(bytes(start))  # (the archive's offsets count from the start of the file)
         with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as z:
             for member, data in [("header.json", head)] + members:
                 info = zipfile.ZipInfo(member, date_time=(1980, 1, 1, 0, 0, 0))
                 info.external_attr = 0o644 << 16
                 z.writestr(info, data)
-        data = buf.getbuffer()
-        if payload is not None:
-            start = compact.FRAME.size + len(payload)
-            f.write(compact.frame(payload, data[start:]))
-            f.write(data[compact.FRAME.size:])
-        else:
-            f.write(data)
+        archive = buf.getbuffer()[start:]
+        if payload is not None:  # bound to the archive written with it (its reader compares)
+            block = compact.bind(payload, archive)
+            f.write(compact.frame(block, archive))
+            f.write(block)
+        f.write(archive)
 
     path = os.fspath(path)
     refuse_folder(path)
@@ -1004,7 +1029,8 @@ def _check_before_writing(path, head, arrays, build=True):
         for name, a in arrays.items():
             views[name] = a.view()
             views[name].flags.writeable = False
-        return _Unpacker(views, MAX_MODEL_BYTES - total).node(json.loads(head.decode("utf-8"))["model"])
+        return _Unpacker(views, min(MAX_MODEL_BYTES - total, padding_allowance(total))).node(
+            json.loads(head.decode("utf-8"))["model"])
 
     try:
         _read(path, None, build=build, parse=parse)
@@ -1024,8 +1050,9 @@ def load(path, *, max_bytes=MAX_MODEL_BYTES, kernel=False):
     ModelFileError
         One line naming the file and the problem: missing, not a regular file, not a
         textnb model, truncated or corrupted (checksum), compressed or encrypted
-        members, a bad or oversized array, an inconsistent state, written by a newer
-        textnb, or too large. No other exception escapes for any file content.
+        members, a bad or oversized array, an inconsistent state, no fitted model (an
+        unfitted estimator's node at the root), written by a newer textnb, or too large. No
+        other exception escapes for any file content.
     """
     return _read(path, max_bytes, build="kernel" if kernel else True)
 
@@ -1067,9 +1094,16 @@ def _read(path, max_bytes, build, root=None, parse=None):
     try:
         if root is None:
             root = parse() if parse is not None else _load(path, max_bytes)
-        if build == "kernel" and isinstance(root, ModelNode) and root.kind in KERNEL_MODULES:
-            return _construct(root, kernel=True)  # the kernels of the root and the nodes it holds
-        return _construct(root) if build else root
+        if isinstance(root, ModelNode) and not _holds_fitted(root):
+            raise _unfitted(root.kind)
+        if not build:
+            return root
+        # the kernels of the root and the nodes it holds, where asked and its kind has one
+        kernel = build == "kernel" and isinstance(root, ModelNode) and root.kind in KERNEL_MODULES
+        model = _construct(root, kernel=kernel)
+        if not _is_fitted(model):  # (the estimator's own word, the one save writes an unfitted node by)
+            raise _unfitted(root.kind)
+        return model
     except ModelFileError as exc:
         raise ModelFileError(f"{path}: {exc}") from None
     except (OSError, EOFError) as exc:
@@ -1082,6 +1116,30 @@ def _read(path, max_bytes, build, root=None, parse=None):
             AttributeError, OverflowError, UnicodeDecodeError, json.JSONDecodeError,
             NotImplementedError) as exc:
         raise ModelFileError(f"{path}: not a valid textnb model file ({_one_line(exc)})") from None
+
+
+def _holds_fitted(node):
+    """Whether the tree of the :class:`ModelNode` ``node`` holds fitted state: its own, or a
+    node's in its parameters (a Pipeline keeps none of its own, its fitted steps are its
+    parameters). :func:`save` writes an unfitted model's node with no state (a meta-estimator's
+    template), so a root without any is a file of no fitted model."""
+    return bool(node.state) or any(_holds_fitted(n) for n in _nodes_in(node.params.values()))
+
+
+def _nodes_in(values):
+    for value in values:
+        if isinstance(value, ModelNode):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            yield from _nodes_in(value)
+        elif isinstance(value, dict):
+            yield from _nodes_in(value.values())
+
+
+def _unfitted(kind):
+    """The error of a file whose root is the unfitted model ``kind``: every reader met it as a
+    bug ("internal error: NotFittedError" from inspect and predict, AttributeError from merge)."""
+    return ModelFileError(f"holds no fitted model (an unfitted {kind})")
 
 
 def _one_line(exc):
@@ -1211,7 +1269,11 @@ def _load_zip(z, file_size, max_bytes):
             raise ModelFileError(f"member {info.filename!r} is encrypted")
         if info.file_size != info.compress_size or info.file_size > file_size:
             raise ModelFileError(f"member {info.filename!r} declares a size the file does not hold")
-    infos = {i.filename: i for i in infolist}
+    infos = {}
+    for info in infolist:  # a name twice: which member is the model would depend on the reader (zipfile
+        # takes the last, unzip lists both), so none is read
+        if infos.setdefault(info.filename, info) is not info:
+            raise ModelFileError(f"not a valid textnb model file (two members named {info.filename!r})")
     if "header.json" not in infos:
         raise ModelFileError("not a textnb model file (no header)")
     if infos["header.json"].file_size > MAX_HEADER_BYTES:
@@ -1219,16 +1281,7 @@ def _load_zip(z, file_size, max_bytes):
     raw = z.read("header.json")
     _scan_header(raw)
     header = json.loads(raw.decode("utf-8"))
-    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
-        raise ModelFileError("not a textnb model file")
-    version = header.get("version")
-    if type(version) is not int or version < 1:
-        raise ModelFileError(f"has an invalid format version {version!r}")
-    if version > FORMAT_VERSION:
-        raise ModelFileError(
-            f"model format version {version} is newer than this textnb reads "
-            f"({FORMAT_VERSION}); upgrade textnb"
-        )
+    check_header(header)  # (as the compact form's reader checks it)
     declared = header.get("arrays", {})
     if not isinstance(declared, dict) or not isinstance(header.get("model"), dict):
         raise ModelFileError("not a valid textnb model file (bad header)")
@@ -1253,4 +1306,4 @@ def _load_zip(z, file_size, max_bytes):
         if hashlib.sha256(data).hexdigest() != meta["sha256"]:
             raise ModelFileError(f"array {name} fails its checksum (corrupted)")
         arrays[name] = _read_npy(data, name, max_bytes)
-    return _Unpacker(arrays, max_bytes - total).node(header["model"])
+    return _Unpacker(arrays, min(max_bytes - total, padding_allowance(total))).node(header["model"])

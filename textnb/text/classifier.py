@@ -37,14 +37,14 @@ from textnb.core.model_io import register
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.discriminative import DiscriminativeNB
 from textnb.naive_bayes.kernels import LAYER_WEIGHTS, all_or_nothing, takes_defaults
-from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS
+from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS, TEXT_CLASSIFIER_OWN_STATE
 from textnb.text.tokenize import decodes_bytes
 from textnb.text.training import (PER_CLASS, batches, count_documents, default_vectorizer, fold_vocabularies, min_parallel,
                                   one_label_each, select_vocabulary, vectorizer_prunes)
 from textnb.text.vectorizer import Vectorizer
 from textnb.core.workers import can_fork, effective_jobs, ordered_map
 from textnb.core.wrapping import checked_merge, find, takes_fold_counts, takes_sample_weight, takes_terms
-from textnb.core.model_schema import TEMPLATE, Choice, Classes, MayBeAbsent, Model, Optional, check_param_values
+from textnb.core.model_schema import TEMPLATE, Model, Optional, check_param_values
 
 __all__ = ["TextClassifier", "document_fold_counts", "to_text"]  # to_text: kept importable from here
 
@@ -197,10 +197,9 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         **TEXT_CLASSIFIER_OWN_PARAMS,
     }
     _state_schema = {
-        "classes_": Classes(),
+        **TEXT_CLASSIFIER_OWN_STATE,  # classes_, input_
         "vectorizer_": Model(("Vectorizer", "TfidfVectorizer")),
         "model_": Model(dims={"classes_": "n_classes"}, equal={"classes_": "classes_"}),
-        "input_": MayBeAbsent(Choice("mail", "mail-tokens")),  # a spamfilter model's documents: rendered messages
     }
 
     _execution_params = ("n_jobs", "batch_size")

@@ -10,13 +10,13 @@ models' defaults are their kernels' (:mod:`textnb.naive_bayes.kernels`).
 import codecs
 from types import MappingProxyType
 
-from textnb.core.model_schema import (MAX_DIM, N_JOBS, Array, Bool, Choice, Counts, DictOf, Float, Int, ListOf, MayBeAbsent,
+from textnb.core.model_schema import (MAX_DIM, N_JOBS, Array, Bool, Choice, Classes, Counts, DictOf, Float, Int, ListOf, MayBeAbsent,
                                       NgramRange, OneOf, Optional, Pattern, Str, When, _fail, _show)
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
 from textnb.text.tokenize import TOKEN_PATTERN
 
 __all__ = ["SHORT_TEXT_BYTES", "SHORT_TEXT_DOCUMENTS", "SHORT_TEXT_VECTORIZER", "TEXT_CLASSIFIER_DEFAULTS",
-           "TEXT_CLASSIFIER_OWN_PARAMS", "VECTORIZER_DEFAULTS", "VECTORIZER_PARAMS", "VECTORIZER_STATE"]
+           "TEXT_CLASSIFIER_OWN_PARAMS", "TEXT_CLASSIFIER_OWN_STATE", "VECTORIZER_DEFAULTS", "VECTORIZER_PARAMS", "VECTORIZER_STATE"]
 
 VECTORIZER_DEFAULTS = MappingProxyType({
     "input": "content", "encoding": "utf-8", "decode_error": "strict", "strip_accents": None, "lowercase": True,
@@ -113,3 +113,8 @@ VECTORIZER_STATE = {  # the vocabulary as UTF-8 bytes and offsets (or, in old fi
 
 #: TextClassifier's parameters other than its two models (in its schema; the scorer checks them too)
 TEXT_CLASSIFIER_OWN_PARAMS = {"max_bytes": Int(1, 2**40), "n_jobs": N_JOBS, "batch_size": Int(1, 10**7)}
+#: TextClassifier's fitted state other than its two models (in its schema; the scorer checks it too)
+TEXT_CLASSIFIER_OWN_STATE = {
+    "classes_": Classes(),
+    "input_": MayBeAbsent(Choice("mail", "mail-tokens")),  # a spamfilter model's documents: rendered messages
+}

@@ -16,12 +16,12 @@ scikit-learn. :func:`merge_count_models` is the merge itself, which
 import numpy as np
 
 from textnb.core.errors import ModelFileError, SettingsDiffer
-from textnb.core.model_io import ModelNode, save
+from textnb.core.model_io import ModelNode, build, save
 from textnb.core.model_schema import check_declared, check_same_settings, dimension_axes
 from textnb.core.wrapping import checked_merge
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
-from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, decode_terms, encode_terms
+from textnb.text.tokenize import decode_terms, encode_terms
 from textnb.text.wrappers import term_scores
 
 __all__ = ["CountTextModel", "adjusted_text_model", "keep_terms", "merge_count_models", "merged_label_prefix", "merged_term_counts",
@@ -186,6 +186,11 @@ def pruning_of(vectorizer_params):
             if params[name] != VECTORIZER_DEFAULTS[name]]
 
 
+def _same_classes(a, b):
+    """Whether the root's ``classes_`` ``a`` are its count model's ``b`` (load's check)."""
+    return a is not None and np.shape(a) == np.shape(b) and np.array_equal(np.asarray(a), np.asarray(b))
+
+
 def _count_state(node):
     """``(kernel, parameters, state)`` of a count model's node, checked as
     :func:`~textnb.core.model_io.load` checks it (declared schema, ``from_state``,
@@ -219,22 +224,23 @@ class CountTextModel:
     @classmethod
     def from_root(cls, root):
         """The model of a read model file (:func:`textnb.core.model_io.read_nodes`), or None
-        when it is not a text classifier of a count model, or not one the kernel takes as
-        consistent (its declared schema, ``from_state``, ``estimate``, as ``load`` checks)."""
-        if not isinstance(root, ModelNode) or root.kind != "TextClassifier":
+        when it is not a text classifier of a count model, or not one ``load`` reads: the
+        root, its vectorizer and its templates checked as the scorer checks them
+        (:func:`textnb.text.scorer.document_model`, load's checks), the count model as its
+        kernel takes it (its declared schema, ``from_state``, ``estimate``), its classes the
+        root's. So ``textnb merge`` and ``inspect`` read a file exactly where load does (merge
+        took a model whose template load refuses, and wrote a merged model nothing loaded)."""
+        from textnb.text.scorer import document_model
+
+        parts = document_model(root) if isinstance(root, ModelNode) else None
+        if parts is None:
             return None
-        vec, node = root.state.get("vectorizer_"), root.state.get("model_")
-        if not (isinstance(vec, ModelNode) and vec.kind == "Vectorizer" and isinstance(node, ModelNode)
-                and node.kind in KERNELS and node.state):
-            return None
-        try:
-            vocabulary = StoredVocabulary(vec.state)
-            vec_params = {**VECTORIZER_DEFAULTS, **vec.params}
-            analyzer_from_params({**vec_params, "lowercase": bool(vec_params["lowercase"])})  # as the scorer
-        except (ModelFileError, ValueError, TypeError, KeyError, LookupError, UnicodeDecodeError):
+        node, vocabulary = parts[0], parts[1]
+        if node.kind not in KERNELS or not node.state:
             return None
         checked = _count_state(node)
-        if checked is None or checked[2]["n_features_in_"] != len(vocabulary) or not len(vocabulary):
+        if checked is None or checked[2]["n_features_in_"] != len(vocabulary) \
+                or not _same_classes(root.state.get("classes_"), checked[2]["classes_"]):
             return None
         return cls(root, *checked, vocabulary)
 
@@ -321,8 +327,17 @@ class CountTextModel:
         return ModelNode(root.kind, root.params, state)
 
     def save(self, path):
-        """Write the model file (what the estimator's ``save`` writes, byte for byte)."""
-        save(self.to_node(), path)
+        """Write the model file (what the estimator's ``save`` writes, byte for byte), checked
+        first as :meth:`from_root` reads it (load's checks, which the file-level checks of
+        :func:`~textnb.core.model_io.save` for a tree of nodes are not), so that a model load
+        would refuse is never written: then refused in load's own words (:func:`build`)."""
+        node = self.to_node()
+        if CountTextModel.from_root(node) is None:
+            try:
+                build(node, path)
+            except ModelFileError as exc:
+                raise ModelFileError(f"{exc}; the model would not load, so it was not written") from None
+        save(node, path)
 
 
 def adjusted_text_model(root):

@@ -42,13 +42,13 @@ from textnb.core.dfe import doc_features
 from textnb.core.errors import InputError, ModelFileError, refuse_single_string
 from textnb.core.logspace import log_odds, log_proba_from_jll, prior_where_empty, proba_from_jll, proba_from_log_proba
 from textnb.core.model_io import ModelNode, build, read_nodes
-from textnb.core.model_schema import check_declared
+from textnb.core.model_schema import Any, check_declared
 from textnb.core.registry import SCORER_MODULES
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.io.files import cut_text
 from textnb.text.ascii_tokens import TermKeys
-from textnb.text.defaults import (TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS, VECTORIZER_DEFAULTS,
-                                  VECTORIZER_PARAMS, VECTORIZER_STATE)
+from textnb.text.defaults import (TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS, TEXT_CLASSIFIER_OWN_STATE,
+                                  VECTORIZER_DEFAULTS, VECTORIZER_PARAMS, VECTORIZER_STATE)
 from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, batch_term_ids, cell_counts
 from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_PARAMS, SELECT_DEFAULTS, SELECT_PARAMS,
                                   SELECT_STATE, SMOOTHING_PARAMS, SMOOTHING_STATE, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS,
@@ -482,11 +482,11 @@ def document_model(root, template_known=None):
 
 
 def _check_text_classifier(root, vec, template_known):
-    """The root's own parameters, its unfitted vectorizer and model (``template_known``),
-    and the fitted vectorizer's parameters and state, as :func:`~textnb.core.model_io.load`
-    checks them."""
+    """The root's own parameters and state (but for its two models), its unfitted vectorizer
+    and model (``template_known``), and the fitted vectorizer's parameters and state, as
+    :func:`~textnb.core.model_io.load` checks them."""
     own = {k: v for k, v in root.params.items() if k not in ("vectorizer", "model")}
-    check_declared(root.kind, TEXT_CLASSIFIER_OWN_PARAMS, {}, own, {})
+    check_declared(root.kind, TEXT_CLASSIFIER_OWN_PARAMS, _TEXT_CLASSIFIER_STATE, own, dict(root.state))
     check_declared(vec.kind, VECTORIZER_PARAMS, VECTORIZER_STATE, vec.params, vec.state)
     template = root.params.get("vectorizer")
     if template is not None:
@@ -496,6 +496,10 @@ def _check_text_classifier(root, vec, template_known):
     template = root.params.get("model")
     if template is not None and not (isinstance(template, ModelNode) and template_known(template)):
         raise ValueError("a model template of a kind not read here")
+
+
+#: TextClassifier's state schema, its two models taken as they are (the callers check them)
+_TEXT_CLASSIFIER_STATE = {**TEXT_CLASSIFIER_OWN_STATE, "vectorizer_": Any(), "model_": Any()}
 
 
 def _same(a, b):
