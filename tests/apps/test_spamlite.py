@@ -451,30 +451,53 @@ def test_a_compact_form_in_front_of_an_archive_the_full_reader_refuses_is_not_re
         assert _spamfilter(*argv) == (3, "", f"spamfilter: {info.value}\n"), argv
 
 
-def test_a_model_of_an_earlier_frame_is_read_by_the_full_reader(trained, tmp_path):
-    """A spam model written before the compact form was bound to its archive (magic
-    ``TNBFAST1``, the payload alone between the frame and the archive) is read as a model
-    without a compact form is: by the full reader, with the same verdicts; saving it again
-    writes the bound form."""
+def _old_frame(path, payload, model, header=None):
+    """``model``'s archive behind ``payload`` in the frame of an earlier version (magic
+    ``TNBFAST1``: the payload alone between the frame and the archive, one CRC over both),
+    its header replaced by ``header`` when given."""
     import binascii
     import io
+    import json
+    import zipfile
+
+    from textnb.core import compact
+
+    buf = io.BytesIO()
+    buf.write(bytes(compact.FRAME.size) + payload)  # (the archive's offsets count from the start of the file)
+    with zipfile.ZipFile(model) as z, zipfile.ZipFile(buf, "w") as out:
+        for info in z.infolist():
+            data = z.read(info)
+            if info.filename == "header.json" and header is not None:
+                data = json.dumps(header).encode()
+            out.writestr(info, data)
+    data = buf.getvalue()[compact.FRAME.size:]
+    path.write_bytes(compact.FRAME.pack(b"TNBFAST1", len(payload), compact.FRAME.size + len(data),
+                                        binascii.crc32(data)) + data)
+    return path
+
+
+def test_a_model_of_an_earlier_frame_keeps_its_fast_path(trained, tmp_path):
+    """A spam model written before the compact form was bound to its archive (magic
+    ``TNBFAST1``) is still read through its compact form, its header checked as the full
+    reader checks it (a model saved by an earlier version keeps its speed: with the first
+    binding such files went to the full reader, numpy and all), with the same verdicts; one
+    whose header the full reader refuses (a version 99) is not read there; saving it again
+    writes the bound form."""
+    import json
     import zipfile
 
     from textnb.core import compact, model_io
 
     model, test = trained
     payload = _parts(model)[0][:-compact.BINDING.size]
-    buf = io.BytesIO()
-    buf.write(bytes(compact.FRAME.size) + payload)  # (the archive's offsets count from the start of the file)
-    with zipfile.ZipFile(model) as z, zipfile.ZipFile(buf, "w") as out:
-        for info in z.infolist():
-            out.writestr(info, z.read(info))
-    data = buf.getvalue()[compact.FRAME.size:]
-    old = tmp_path / "old.tnb"
-    old.write_bytes(compact.FRAME.pack(b"TNBFAST1", len(payload), compact.FRAME.size + len(data),
-                                       binascii.crc32(data)) + data)
-    assert LiteFilter.load(old) is None and LiteFilter.load(model) is not None
+    old = _old_frame(tmp_path / "old.tnb", payload, model)
+    assert LiteFilter.load(old) is not None
     assert _spamfilter("-m", old, "--batch", test) == _spamfilter("-m", model, "--batch", test)
+    with zipfile.ZipFile(model) as z:
+        header = json.loads(z.read("header.json"))
+    newer = _old_frame(tmp_path / "newer.tnb", payload, model, {**header, "version": 99})
+    assert LiteFilter.load(newer) is None
+    assert _spamfilter("-m", newer, "--batch", test)[0] == 3
     model_io.save(model_io.load(old), tmp_path / "again.tnb")
     assert (tmp_path / "again.tnb").read_bytes() == model.read_bytes()
 

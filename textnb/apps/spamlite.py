@@ -21,7 +21,9 @@ is most of its cost. This module needs only the standard library's core modules 
 ``memoryview`` alone, the frame's sizes and CRC-32, its binding to the archive behind it
 (the size and CRC-32 of the archive it was written with; its header's format version and
 model kind checked as the full reader checks them) and every weight checked. For any other file (another model kind, a compact form in front of another
-archive, a file written before the compact form or its binding existed, a broken one) it
+archive, a file written before the compact form existed, a broken one; a file of the
+earlier frame, whose one CRC-32 over compact form and archive stands for the binding, is
+read with the same header check) it
 returns None and the caller uses the one model reader
 (:meth:`textnb.apps.filtering.SpamFilter.load` through :func:`textnb.core.model_io.load`),
 which reads other model kinds and reports each problem in its one-line form: so this path

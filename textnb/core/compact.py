@@ -24,8 +24,11 @@ not read here either. The frame's CRC-32 covers the block and the file size is c
 truncated or damaged file, whichever part is hit, is not read through the compact form. For
 any of these :func:`read_payload` returns None and the caller uses the one model reader
 (:func:`textnb.core.model_io.load`), which reads the archive or says what is wrong; a file
-written before the binding existed (magic ``TNBFAST1``) is read by it too, as a file without
-a compact form is. What the binding cannot tell is a file forged on purpose, the binding
+written before the binding existed (magic ``TNBFAST1``: the payload, then the archive, one
+CRC-32 over both in the frame) is read through its compact form with the same header check,
+its CRC standing for the binding (a copy of such a payload in front of another archive with
+the CRC recomputed is the forgery described next), so a model saved by an earlier version
+keeps its speed. What the binding cannot tell is a file forged on purpose, the binding
 itself rewritten for another archive: only recomputing the weights from the archive would,
 the work the compact form spares. Reading costs what the CRC of the whole file cost before:
 one pass over the archive.
@@ -47,8 +50,8 @@ from textnb.core.model_header import check_header
 __all__ = ["MAGIC", "OLD_MAGICS", "FRAME", "BINDING", "bind", "frame", "read_payload"]
 
 MAGIC = b"TNBFAST2"
-#: the frames of earlier textnb versions, whose payload is bound to no archive: their files are
-#: read by the full reader (a model file all the same, :func:`textnb.core.model_io.looks_like_model`)
+#: the frames of earlier textnb versions, whose payload is bound to the archive by one CRC-32 over
+#: both (in the frame) rather than a binding of its own: read with the same header check
 OLD_MAGICS = (b"TNBFAST1",)
 #: magic, block size, file size, CRC-32 of the block
 FRAME = struct.Struct("<8sQQL")
@@ -78,7 +81,7 @@ def frame(block, archive):
 def read_payload(path, max_bytes, kind):
     """The compact payload of the model file ``path`` (a bytearray) whose model is of ``kind``
     (a class name), or None when it has none or any check fails (not a regular file, larger
-    than ``max_bytes``, no frame or one of an earlier version, another size than the frame
+    than ``max_bytes``, no frame, another size than the frame
     records, a CRC mismatch, an archive other than the one the payload was written with, a
     header the full reader refuses or of another kind). Raises OSError for a file it cannot
     open."""
@@ -91,19 +94,29 @@ def read_payload(path, max_bytes, kind):
         if len(head) != FRAME.size:
             return None
         magic, n_block, size, block_crc = FRAME.unpack(head)
-        if magic != MAGIC or size != st.st_size or not BINDING.size <= n_block <= size - FRAME.size:
+        old = magic in OLD_MAGICS  # (an earlier version's file: payload, archive, one CRC over both)
+        if not (magic == MAGIC or old) or size != st.st_size \
+                or not (0 if old else BINDING.size) <= n_block <= size - FRAME.size:
             return None
         # the payload and its binding are kept, then the archive's first member, its header
         # (kept too); the rest of the archive is only read for its CRC, a block at a time into
         # one buffer (the file is never held whole)
-        payload, binding = bytearray(n_block - BINDING.size), bytearray(BINDING.size)
-        crc = _read_into(fd, memoryview(payload), 0)
-        crc = None if crc is None else _read_into(fd, memoryview(binding), crc)
-        n_archive, archive_crc = BINDING.unpack(binding)
-        if crc != block_crc or n_archive != size - FRAME.size - n_block:
+        if old:
+            payload = bytearray(n_block)
+            crc = _read_into(fd, memoryview(payload), 0)
+            n_archive, archive_crc = size - FRAME.size - n_block, block_crc
+        else:
+            payload, binding = bytearray(n_block - BINDING.size), bytearray(BINDING.size)
+            crc = _read_into(fd, memoryview(payload), 0)
+            crc = None if crc is None else _read_into(fd, memoryview(binding), crc)
+            n_archive, archive_crc = BINDING.unpack(binding)
+            if crc != block_crc or n_archive != size - FRAME.size - n_block:
+                return None
+            crc = 0  # (the binding's CRC is the archive's alone)
+        if crc is None:
             return None
         local = bytearray(_LOCAL.size + len(_HEADER_NAME))
-        crc = _read_into(fd, memoryview(local), 0)
+        crc = _read_into(fd, memoryview(local), crc)
         if crc is None:
             return None
         sig, _, flags, method, _, _, _, packed, n_header, n_name, n_extra = _LOCAL.unpack_from(local)
