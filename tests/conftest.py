@@ -442,6 +442,27 @@ def wait_reading_stdin(proc, limit=120.0):
         time.sleep(0.02)
 
 
+#: the signals whose disposition a program run in this process may leave changed (the mail
+#: tools ignore a stop signal once their command has returned: robustness row 880)
+_KEPT_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGXFSZ")
+                      if hasattr(signal, name))
+
+
+@pytest.fixture(autouse=True)
+def _signal_dispositions_restored():
+    """Every test leaves this process's stop-signal dispositions as it found them: a program
+    run in process (``mailcli.topicfilter``) that ended ignoring SIGINT left the test worker so,
+    and every later test's child process inherited it (an ignored signal stays ignored across
+    ``exec``): the stop-signal tests' children then ignored their Ctrl-C (exit 0)."""
+    saved = {signum: signal.getsignal(signum) for signum in _KEPT_SIGNALS}
+    yield
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum, handler in saved.items():
+        if handler is not None and signal.getsignal(signum) is not handler:
+            signal.signal(signum, handler)
+
+
 def run_spamfilter(argv, stdin=b""):
     """``(exit status, stdout text, stderr text)`` of ``spamfilter ARGV`` run in this process
     (:func:`textnb.cli.mailfilters.filter_main`), ``stdin`` its standard input."""
