@@ -58,6 +58,7 @@ from textnb.core.model_io import (atomic_write, before_replace, cannot_write_in,
 from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
 from textnb.io import mail
+from textnb.io.corpus import Rereadable
 from textnb.io.mailread import _lf, _strip_from_line
 from textnb.io.files import names_a_descriptor, noting_empty_folder, refuse_device
 from textnb.text.scorer import load_for_prediction, reads_mail
@@ -275,6 +276,38 @@ def _fitted_at_once(rendered, texts, labels):
                                given_vectorizer=vectorizer is not None)
     root.state["input_"] = rendered.input_
     return root
+
+
+class _SpilledTexts(Rereadable):
+    """The rendered training messages of a spam model fitted at once (:func:`_fitted_at_once`),
+    written to an anonymous temporary file as they come and read from it each time they are
+    iterated, as a streamed corpus file is (:class:`~textnb.io.corpus.RowTexts`): memory holds
+    a batch of them, not the mail (found by a memory trial: ``--kind discriminative`` kept
+    every message's tokens, 393 / 559 / 1,035 MB for a mailbox 1 / 4 / 16 times over). A
+    rendering is one line (:func:`token_text`'s tokens hold no white space; a line end in
+    any other is written as a space, which every kind's tokenizer splits on alike)."""
+
+    def __init__(self):
+        self._file, self._n = tempfile.TemporaryFile(), 0
+
+    def append(self, text):
+        self._file.write(text.replace("\n", " ").encode("utf-8", "surrogatepass") + b"\n")
+        self._n += 1
+
+    def __len__(self):
+        return self._n
+
+    def __iter__(self):
+        self._file.flush()
+        self._file.seek(0)
+        for line in self._file:
+            yield line[:-1].decode("utf-8", "surrogatepass")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._file.close()
 
 
 def _reads_raw_mail(model):
@@ -659,9 +692,9 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
     Replaces any model at ``model_path`` (under the lock, atomically) and its journal
     (:func:`journal_path`) by one listing the messages trained on (:func:`write_journal`,
     complete; none when a message is given twice, which the model counts twice). Messages are
-    streamed in batches, so memory does not grow with the number of messages (but for a kind
-    fitted at once, :func:`learns_in_batches`: ``discriminative`` holds every message's
-    tokens, then fits as ``textnb train`` does); they are
+    streamed in batches, so memory does not grow with the number of messages (a kind fitted
+    at once, :func:`learns_in_batches`: ``discriminative``, writes every message's tokens to a
+    temporary file, :class:`_SpilledTexts`, then fits as ``textnb train`` does on them); they are
     read and tokenised by ``n_jobs`` processes (:func:`textnb.io.mailread.map_messages`:
     None is this one plus one per idle CPU; the model is the same; a helper that fails is
     reported to ``on_warning`` and its messages read here).
@@ -691,21 +724,23 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
         yield from pairs(SPAM, spam_paths)
         yield from pairs(HAM, ham_paths)
 
-    if at_once:  # (every message's rendering held: memory grows with the mail)
-        learnt = []
-        for item in both():
-            learnt.append(item)
-            if progress is not None and len(learnt) % _BATCH == 0:  # (as _learn reports its batches)
-                progress(len(learnt))
+    if at_once:  # (every message's rendering written to a temporary file: read again to fit)
+        texts, labels = _SpilledTexts(), []
+        for label, features, _, _ in both():
+            texts.append(features)
+            labels.append(label)
+            if progress is not None and len(labels) % _BATCH == 0:  # (as _learn reports its batches)
+                progress(len(labels))
     else:
         _learn(model, both(), "partial_fit", progress)
     for label in CLASSES:
         if not counts.get(label):
             raise InputError(f"no {label} messages to train on")
     if at_once:
-        model = _fitted_at_once(model, [features for _, features, _, _ in learnt], [label for label, _, _, _ in learnt])
+        with texts:
+            model = _fitted_at_once(model, texts, labels)
         if progress is not None:
-            progress(len(learnt))
+            progress(len(labels))
     with _locked(model_path, start=True) as journal:
         # the journal starts anew with the model: what it was trained on, once each (with a
         # message given twice, the model's counts are not one per message: no journal then);
