@@ -757,10 +757,14 @@ def test_a_move_killed_between_its_link_and_the_sources_removal_is_finished_by_t
     (out / "work" / "b.txt").write_text("another document of that name")
     assert _killed_move(model, inputs, out, inputs / "a.txt") == -9
     assert os.stat(inputs / "a.txt").st_ino == os.stat(out / "shop" / "a.txt").st_ino  # (in both places)
+    # the dry run's plan names where the run puts each document (it showed shop/a-1.txt)
+    code, plan, err = run_topicfilter(["--model", model, "--out", out, "--move", "--uncalibrated", "--dry-run", inputs])
+    assert (code, err) == (0, "")
     code, report, err = run_topicfilter(["--model", model, "--out", out, "--move", "--uncalibrated", inputs])
     assert (code, err) == (0, "")
     assert [line.split("\t")[::3] for line in report.splitlines()] == [[str(inputs / "a.txt"), str(out / "shop" / "a.txt")],
                                                                       [str(inputs / "b.txt"), str(out / "work" / "b-1.txt")]]
+    assert plan == report
     assert os.listdir(inputs) == []
     assert sorted(_documents_in(out)) == sorted([str(out / "shop" / "a.txt"), str(out / "work" / "b.txt"),
                                                  str(out / "work" / "b-1.txt")])

@@ -1510,7 +1510,7 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None, on_warning=
 
 
 def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=mail.DEFAULT_MAX_BYTES,
-                on_error=None, document_bytes=None, on_warning=None, dry_run=False):
+                on_error=None, document_bytes=None, on_warning=None, dry_run=False, move=False):
     """Classify documents and choose where each goes (no document is written).
 
     Parameters
@@ -1549,6 +1549,11 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
         A plan that is not carried out (``topicfilter --dry-run``): that OUT can be written
         is checked without making a file there (:func:`_check_writable`), so nothing at all
         is written (a probe file was made and removed in OUT, its times changed).
+    move : bool
+        The routes are moves (``topicfilter --move``): a file an earlier move put in the
+        folder it is routed to before it was cut (:func:`_moved_before`) is routed to that
+        name, where :func:`apply_route` finishes the move (a dry run showed the next free
+        name, ``a-1.txt``, for a document the run then reported at its ``a.txt``).
 
     Yields
     ------
@@ -1605,7 +1610,9 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
             label = classes[j] if conf >= threshold else "unsorted"
             folder = os.path.join(os.fspath(out), _folder_name(label))
             if path is not None:
-                destination = _fresh_name(folder, os.path.basename(path), taken)
+                earlier = _moved_before(path, folder) if move and not names_a_descriptor(path) \
+                    and not os.path.islink(path) else None
+                destination = earlier if earlier is not None else _fresh_name(folder, os.path.basename(path), taken)
             elif _is_file_source(source, paths):  # a pipe read whole: its name
                 destination = _fresh_name(folder, os.path.basename(source), taken)
             else:  # a message inside an mbox: <mbox name>-<n>.eml

@@ -111,7 +111,7 @@ def _topic_main(argv, stdout, stderr):
         # a plain document is cut where textnb predict cuts it (--max-bytes given, else the model's limit)
         for route in plan_routes(model, args.paths, args.out, threshold=args.threshold, mail_mode=args.mail,
                                  max_bytes=args.max_bytes or mail.DEFAULT_MAX_BYTES, on_error=on_error,
-                                 document_bytes=args.max_bytes, dry_run=args.dry_run,
+                                 document_bytes=args.max_bytes, dry_run=args.dry_run, move=args.move,
                                  on_warning=lambda message: say(stderr, "topicfilter", f"warning: {message}")):
             if args.dry_run:
                 report(route, route.destination)
