@@ -43,7 +43,7 @@ _BOOT = ("import sys\n"
          "if sys.path and sys.path[0] == '': del sys.path[0]\n"
          "sys.argv[0] = 'spamfilter'\n"
          "from textnb.cli.mailcli import spamfilter\n"
-         "sys.exit(spamfilter())\n")
+         "raise SystemExit(spamfilter())\n")
 
 
 class ClientBuildError(Exception):
