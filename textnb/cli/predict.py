@@ -14,7 +14,7 @@ from textnb.cli.options import max_bytes as max_bytes_type
 from textnb.core.registry import kind_of
 from textnb.cli.output import cell, dumps
 from textnb.cli.predict_inputs import (binary_skipped, document_bytes, explanations, file_bar, predict_documents,
-                                       predict_lines, read_as)
+                                       predict_lines, read_as, rows_of)
 from textnb.cli.predictions import Accuracy, format_proba, print_predictions, print_ranked, ranked
 from textnb.evaluation.topk import label_names, proba_and_odds, threaded_scoring
 from textnb.cli.streams import label_list
@@ -22,7 +22,7 @@ from textnb.core.errors import InputError, RowError, input_name, missing_input
 from textnb.core.wrapping import reads_documents, table_attributes
 from textnb.io.corpus import stdin_stream
 from textnb.text.tokenize import decodes_documents
-from textnb.io.sources import (as_fasttext, as_rows, check_paths, document_batches, line_chunks, row_chunks, some_file)
+from textnb.io.sources import (as_fasttext, as_rows, check_paths, document_batches, line_chunks, some_file)
 
 __all__ = ["add_parser", "run"]
 
@@ -62,6 +62,13 @@ def add_parser(sub):
                         "is a fastText file, read one document per line as train reads it); output PATH:ROW in row "
                         "order (ROW: the data rows from 1; an error about a row says PATH:ROW (line N), N the file's "
                         "line), and the accuracy on stderr when the file has a label column")
+    p.add_argument("--text-column", action="append", metavar="NAME",
+                   help="the text column of a TSV/CSV file or the text field of a JSON Lines file read by rows "
+                        "(name or 1-based number), as train's --text-column named it (default: found by name: "
+                        "text, message, ...)")
+    p.add_argument("--label-column", metavar="NAME",
+                   help="the label column (or field) of a file read by rows, for the accuracy on stderr (name or "
+                        "1-based number; default: found by name: label, class, ...)")
     p.add_argument("--jobs", type=jobs, default=1,
                    help=f"threads that tokenise and score batches of documents, rows or lines with a linear text "
                         f"model once the input makes four batches (default 1; -1: this one plus one per idle CPU: "
@@ -94,7 +101,7 @@ def _predict_multilabel(args, model, out, err):
         if not texts:
             return
         lo = label_log_odds(model, texts)  # (a file's scorer reads them from its arrays)
-        if tally is not None:  # a fastText file's P@1, as for a single-label model: the top label one of the line's
+        if tally is not None:  # a fastText or rows file's P@1, as for one label: the top label one of the line's
             top = [names[k] for k in np.argmax(lo, axis=1)]
             tally.add(names, lo, [t if t in labs else (labs[0] if labs else None) for t, labs in zip(top, labels)])
         if whole:
@@ -155,10 +162,13 @@ def _predict_multilabel(args, model, out, err):
         if as_rows(path, args.rows):
             name = input_name(path)
             start = 0  # the rows as a single-label model's are read (row_chunks: line by line)
+            tally = Accuracy(name, "label column")  # (P@1 against each row's labels, as a fastText file's)
             with file_bar(out, err) as bar:
-                for chunk, _ in row_chunks(path, max_bytes, header=not args.no_header, progress=bar):
-                    emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
+                for chunk, labels in rows_of(args, path, max_bytes, bar, label_sets=True):
+                    emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk,
+                         None if labels is None else tally, labels)
                     start += len(chunk)
+            tally.report(err)
             continue
         for sources, batch in document_batches([path], max_bytes, binary_skipped(err, failed),
                                                decode=not decodes_documents(model)):

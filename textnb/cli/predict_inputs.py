@@ -183,6 +183,20 @@ def binary_skipped(err, failed):
     return report
 
 
+def rows_of(args, path, max_bytes, bar, label_sets=False):
+    """:func:`~textnb.io.sources.row_chunks` of ``path`` as ``predict`` reads a file by rows:
+    its ``--no-header``, ``--label-column`` and ``--text-column`` (one text column: a text
+    model reads one; a mixed table's are its model's own)."""
+    from textnb.core.errors import InputError
+
+    texts = args.text_column or []
+    if len(texts) > 1:
+        raise InputError(f"--text-column given {len(texts)} times: a text model reads one text column of a "
+                         f"file read by rows (a mixed table's text columns are its model's)")
+    return row_chunks(path, max_bytes, header=not args.no_header, progress=bar, label_column=args.label_column,
+                      text_column=texts[0] if texts else None, label_sets=label_sets)
+
+
 def _predict_rows(args, model, path, classes, max_bytes, out, err):
     """Predictions for the rows of a TSV/CSV file (``path:ROW``, ROW counting data rows
     from 1), in file order, read as they come (:func:`textnb.io.sources.row_chunks`); a
@@ -192,7 +206,7 @@ def _predict_rows(args, model, path, classes, max_bytes, out, err):
     start = 0
     with file_bar(out, err) as bar:
         chunks = ((_as_messages(model, chunk, args), labels)
-                  for chunk, labels in row_chunks(path, max_bytes, header=not args.no_header, progress=bar))
+                  for chunk, labels in rows_of(args, path, max_bytes, bar))
         for (chunk, labels), scores in scored_batches(model, chunks, itemgetter(0), n_jobs=args.jobs):
             sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
             start += len(chunk)

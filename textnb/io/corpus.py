@@ -1284,7 +1284,7 @@ def _row_layout(path, head, delimiter, label_column, text_column, need_label, he
         # found by a user trial, 'without a label and a text field' of a file with a 'label' field)
         how = (f"name {'them' if need_label and li is None else 'it'} with "
                f"{'--label-column and ' if need_label and li is None else ''}--text-column" if need_label else
-               f"a text field is one named {', '.join(_TEXT_NAMES)}")
+               f"a text field is one named {', '.join(_TEXT_NAMES)}, or name it with --text-column")
         table = (f"; a table (attributes, no text) is read from CSV: convert it, e.g. pandas.read_json({path!r}, "
                  "lines=True).to_csv('data.csv', index=False)") if need_label else ""
         raise InputError(f"{path}: JSON Lines without a {missing} ({fields}): {how}{table}")
@@ -1304,7 +1304,8 @@ def _row_layout(path, head, delimiter, label_column, text_column, need_label, he
         # training takes --label-column / --text-column; prediction reads the header only
         # (prediction: the text column alone will do; a file of plain lines is --lines's input)
         names = ("(label, text) or pass --label-column / --text-column" if need_label else
-                 "(text; label too for an accuracy), or read one document per line with --lines FILE")
+                 "(text; label too for an accuracy) or pass --text-column, or read one document per line with "
+                 "--lines FILE")
         raise NotATextCorpus(f"{path}: cannot find the label and text columns; name them in a header {names}")
     return header, li, ti, skip
 
@@ -1354,9 +1355,14 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
                                   row=number)
         if json_lines:
             check_json_cells(path, n, header, row, (li, ti) if need_label and not label_sets else (ti,), number)
-            if not need_label and li is not None and is_listed(row[li]):
+            if not need_label and not label_sets and li is not None and is_listed(row[li]):
                 row[li] = ""  # (prediction: a label list is a multi-label corpus's, not counted in an accuracy)
-        if label_sets:  # (a multi-label JSON Lines corpus: each row's label set)
+        if label_sets and li is None:
+            label = None
+        elif label_sets and not json_lines:  # (prediction of a multi-label model: a TSV/CSV row's label, a set of one)
+            label = table_label(row[li].strip())
+            label = (label,) if label else ()
+        elif label_sets:  # (a multi-label JSON Lines corpus: each row's label set)
             label = label_set(row[li])
             if label is None:
                 raise RowError(path, n, f"field {header[li]!r} holds a JSON object or a list of lists, not a label "
@@ -1641,7 +1647,8 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
     it; a field may be of any length. Errors as :func:`read_rows`'s. ``need_label``: the
     rules of a training corpus (:func:`open_corpus`: every row labelled); ``header_table``,
     ``header``: as :func:`open_corpus`'s; ``label_sets``: a multi-label JSON Lines corpus,
-    each row's labels a tuple (:func:`textnb.io.jsonlines.label_set`). ``progress(done,
+    each row's labels a tuple (:func:`textnb.io.jsonlines.label_set`; in prediction, without
+    ``need_label``, a TSV/CSV row's label too, a tuple of one). ``progress(done,
     total)``: called with the bytes read and the input's size before each list is given,
     when its size is known (a file, bytes in memory; not a pipe): the number of rows is
     known only at the end. A pipe's or a terminal's list is given as soon as its next line
@@ -1678,7 +1685,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
             yield from _table_chunks(path, rows, None, label_column, text_column, max_bytes, need_label=need_label,
                                      size=size, header_table=header_table, label_sets=label_sets, ready=ready)
             return
-        if label_sets:
+        if label_sets and need_label:
             raise InputError(f"{path}: not JSON Lines: a multi-label corpus in one file is a fastText or JSON Lines file")
         refused = json_refusal(path, first)
         if refused is not None:
@@ -1698,7 +1705,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         reader = CsvReader(pieces, delimiter=delimiter, quoting=quoting, strict=True, **escape)
         yield from _table_chunks(path, checked_rows(path, reader, lines), delimiter, label_column, text_column, max_bytes,
                                  need_label=need_label, size=size, header_table=header_table, header=header,
-                                 ready=ready)
+                                 label_sets=label_sets, ready=ready)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     finally:

@@ -133,10 +133,11 @@ READ_AS = {
                    tuple(f for f in _TABLE_FLAGS if f != "--ignore")),
     # (predict: --no-header reads a TSV/CSV file's first row as a document, as train's "text" does)
     "text model": ("a text model, which reads documents", tuple(f for f in _TABLE_FLAGS if f != "--no-header")),
-    "text model of documents": ("a text model, which reads documents", _TABLE_FLAGS),  # (no TSV/CSV by rows)
+    "text model of documents": ("a text model, which reads documents", _TABLE_FLAGS + _COLUMN_FLAGS),  # (no rows)
     "table": ("read as a table without text attributes", _DOCUMENT_FLAGS + ("--max-bytes", "--label-prefix")),
     "mixed table": ("read as a table", ("--norm", "--weighting", "--select", "--max-bytes", "--label-prefix")),
-    "table model": ("a table model, which reads tables", ("--max-bytes", "--label-prefix")),
+    # (predict: a table model knows its columns, its text attributes' too)
+    "table model": ("a table model, which reads tables", ("--max-bytes", "--label-prefix") + _COLUMN_FLAGS),
     # (--label-column names its class as --class does; --nominal-columns and --no-header: io.tables refuses them)
     "arff": ("read as an ARFF file (its header declares each attribute's type, a text attribute as string)",
              ("--text-column",)),

@@ -25,7 +25,8 @@ from textnb.core.errors import InputError, ParameterError, check_input, counted,
 from textnb.io.corpus import _class_folders, _walk_files, read_small_text
 from textnb.io.files import read_regular_file
 
-__all__ = ["MultiLabelCorpus", "json_label_lists", "read_json_multilabel", "read_label_file", "read_multilabel_corpus"]
+__all__ = ["MultiLabelCorpus", "json_label_lists", "read_json_multilabel", "read_label_file", "read_multilabel_corpus",
+           "split_labels"]
 
 
 @dataclass
@@ -87,7 +88,32 @@ def read_label_file(path):
             raise InputError(f"{path}:{n}: empty document id")
         if doc in out:
             raise InputError(f"{path}:{n}: document {doc!r} is listed twice")
-        out[doc] = tuple(sorted({lab.strip() for lab in labels.split(",") if lab.strip()}))
+        out[doc] = tuple(sorted({lab.strip() for lab in split_labels(labels) if lab.strip()}))
+    return out
+
+
+def split_labels(field):
+    """The labels of a label file's field, split at each comma that is not escaped: ``\\,`` is
+    a comma inside a label and ``\\\\`` a backslash, as ``predict`` writes a label holding
+    them (:func:`textnb.cli.streams.label_list`), so its output reads back as the labels it
+    printed; any other backslash is kept as written (``C:\\temp``). Found by a user trial: a
+    label ``a,b`` written ``a\\,b`` was read as the labels ``a\\`` and ``b``, silently."""
+    if "\\" not in field:
+        return field.split(",")
+    out, piece, i, n = [], [], 0, len(field)
+    while i < n:
+        c = field[i]
+        if c == "\\" and i + 1 < n and field[i + 1] in ",\\":
+            piece.append(field[i + 1])
+            i += 2
+            continue
+        if c == ",":
+            out.append("".join(piece))
+            piece = []
+        else:
+            piece.append(c)
+        i += 1
+    out.append("".join(piece))
     return out
 
 

@@ -79,12 +79,17 @@ def reading(path, *, rows=False, label_prefix=None):
     return "lines" if as_fasttext(path, label_prefix, rows) else "rows" if as_rows(path, rows) else ""
 
 
-def row_chunks(path, max_bytes, stdin=None, header=True, progress=None):
+def row_chunks(path, max_bytes, stdin=None, header=True, progress=None, label_column=None, text_column=None,
+               label_sets=False):
     """``(texts, labels)`` chunks of the rows of the TSV/CSV file ``path`` (``-``: ``stdin``),
     read as they come (:func:`textnb.io.corpus.iter_rows`: ``labels`` None without a label
     column); the rows are numbered from 1 in file order under the name ``input_name(path)``.
     ``header`` False (``--no-header``): the first row is a row, as train reads such a file.
-    ``progress(done, total)``: the bytes read of the file's size (none for a pipe)."""
+    ``progress(done, total)``: the bytes read of the file's size (none for a pipe).
+    ``label_column`` / ``text_column``: the columns (or JSON fields) by name or 1-based
+    number, as ``train --label-column / --text-column`` names them (None: found by name);
+    ``label_sets``: each row's labels a tuple, a multi-label model's (a JSON list's labels,
+    a TSV/CSV label a set of one)."""
     from textnb.io.corpus import iter_rows, stdin_stream
 
     stream = None
@@ -92,7 +97,8 @@ def row_chunks(path, max_bytes, stdin=None, header=True, progress=None):
         stream = stdin_stream(stdin)
     else:
         check_file(path)
-    yield from iter_rows(input_name(path), stream=stream, max_bytes=max_bytes, header=header, progress=progress)
+    yield from iter_rows(input_name(path), stream=stream, max_bytes=max_bytes, header=header, progress=progress,
+                         label_column=label_column, text_column=text_column, label_sets=label_sets)
 
 
 #: the most lines a list of :func:`line_chunks` holds (those of
