@@ -98,6 +98,31 @@ def test_merge_of_text_models_with_the_same_settings_is_symmetric(tmp_path):
     assert (tmp_path / "ab.tnb").read_bytes() == (tmp_path / "ba.tnb").read_bytes()
 
 
+@pytest.mark.parametrize("model", ["multinomial", "bernoulli", "complement"])
+def test_a_part_given_the_default_alpha_merges_with_one_given_none(tmp_path, model):
+    """``--alpha 1`` (the count models' default, given) changes no estimate: its part merges
+    with one trained without it, either way round, the same predictions (*was*: refused,
+    'force_alpha is False in b.tnb, True in a.tnb', a setting no option sets). An alpha below
+    the floor, where ``force_alpha`` decides, is still compared."""
+    from textnb.core.errors import SettingsDiffer
+    from textnb.core.model_schema import check_same_settings
+
+    a = tsv(tmp_path / "a.tsv", ROWS[:3])
+    b = tsv(tmp_path / "b.tsv", ROWS[3:])
+    assert cli("train", a, "--model", model, "-o", tmp_path / "a.tnb")[0] == 0
+    assert cli("train", b, "--model", model, "--alpha", "1", "-o", tmp_path / "b.tnb")[0] == 0
+    for first, second in (("a", "b"), ("b", "a")):
+        code, out, err = cli("merge", tmp_path / f"{first}.tnb", tmp_path / f"{second}.tnb",
+                             "-o", tmp_path / f"{first}{second}.tnb")
+        assert code == 0, err
+    both = tsv(tmp_path / "all.tsv", ROWS)
+    predictions = [cli("predict", tmp_path / f"{m}.tnb", both, "--proba")[1] for m in ("ab", "ba")]
+    assert predictions[0] == predictions[1] and predictions[0].count("\n") == len(ROWS)
+    assert check_same_settings({"alpha": 1.0, "force_alpha": True}, {"alpha": 1.0, "force_alpha": False}) is None
+    with pytest.raises(SettingsDiffer, match="force_alpha"):
+        check_same_settings({"alpha": 0.0, "force_alpha": True}, {"alpha": 0.0, "force_alpha": False})
+
+
 @pytest.mark.parametrize("model, other, setting", [
     ("nb", ["--alpha", "0.5"], "alpha"),
     ("nb", ["--nominal", "m-estimate"], "nominal"),

@@ -822,15 +822,33 @@ def same_setting(a, b):
         return False
 
 
+def _small_alpha(settings):
+    """Whether the ``alpha`` of ``settings`` (a number, an array, None: a model's own) has a
+    value below :data:`~textnb.core.estimates.ALPHA_FLOOR`, where ``force_alpha`` decides
+    whether it is kept; anything unreadable counts as small (compared, not skipped)."""
+    from textnb.core.estimates import ALPHA_FLOOR
+
+    alpha = settings.get("alpha")
+    if alpha is None:
+        return False
+    try:
+        return not bool(np.all(np.asarray(alpha, dtype=np.float64) >= ALPHA_FLOOR))
+    except (TypeError, ValueError):
+        return True
+
+
 def check_same_settings(mine, theirs, *, what="settings", skip=()):
     """Raise :class:`~textnb.core.errors.SettingsDiffer` naming the first parameter (in
     name order) whose value differs between the dicts ``mine`` and ``theirs``
     (:func:`same_setting`; a name only one has differs), leaving out the names in ``skip``
     (execution-only parameters such as ``n_jobs``): what a merge of two fitted models
-    checks, since the merged model keeps one side's parameters."""
+    checks, since the merged model keeps one side's parameters. ``force_alpha`` is left out
+    when neither side's ``alpha`` is below :data:`~textnb.core.estimates.ALPHA_FLOOR`, where
+    it changes no estimate (found by a user trial: a part trained with ``--alpha 1``, the
+    default value given, was refused as ``force_alpha is False``, a setting no option sets)."""
     missing = object()
     for name in sorted(set(mine) | set(theirs)):
-        if name in skip:
+        if name in skip or (name == "force_alpha" and not (_small_alpha(mine) or _small_alpha(theirs))):
             continue
         a, b = mine.get(name, missing), theirs.get(name, missing)
         if a is missing or b is missing or not same_setting(a, b):
