@@ -167,6 +167,30 @@ def test_alpha_0_for_a_mixed_tables_words_is_raised_and_its_model_predicts(tmp_p
         assert rc == 0 and "kind [nominal, nominal] ham: a=0 " in out, out
 
 
+@pytest.mark.parametrize("suffix", ["csv", "tsv"])
+def test_alpha_0_for_a_csv_table_is_used_as_given_without_a_warning(tmp_path, suffix):
+    """``--alpha 0`` for a CSV/TSV table no option marks as one: its nominal attributes keep
+    plain relative frequencies, without a word, as an ARFF table's and ``--model nb``'s do
+    (it was said to be raised to 1e-10 for a count model, by the guess at which modules the
+    run imports, while the model used 0)."""
+    import textnb
+
+    rows = ["outlook,windy,play", "sunny,yes,no", "sunny,no,no", "overcast,no,yes", "rainy,no,yes",
+            "rainy,yes,no", "overcast,yes,yes"]
+    table = tmp_path / f"t.{suffix}"
+    table.write_text("".join(row.replace(",", "," if suffix == "csv" else "\t") + "\n" for row in rows))
+    rc, out, err = cli("train", table, "--alpha", "0", "-o", tmp_path / "t.tnb")
+    assert rc == 0 and err == "", err
+    assert textnb.load(tmp_path / "t.tnb").alpha == 0
+    rc, out, err = cli("inspect", tmp_path / "t.tnb")
+    assert rc == 0 and "outlook [nominal, nominal] no: overcast=0 " in out, out
+    rc, out, err = cli("train", table, "--alpha", "0", "--model", "nb", "-o", tmp_path / "nb.tnb")
+    assert rc == 0 and err == "", err
+    assert (tmp_path / "t.tnb").read_bytes() == (tmp_path / "nb.tnb").read_bytes()
+    rc, out, err = cli("evaluate", table, "--alpha", "0", "--cv", "2")
+    assert rc == 0 and err == "", err
+
+
 def test_a_numeric_span_past_the_float_range_warns_nothing(tmp_path):
     """Equal-width cuts of a column from -1e308 to 1e308: their width overflowed (numpy's
     RuntimeWarning reached the user) before the one error line."""

@@ -323,7 +323,9 @@ def floor_alpha(alpha, what="a count model"):
     """``--alpha`` raised to 1e-10 (:data:`textnb.core.estimates.ALPHA_FLOOR`) when below
     it, with one DataWarning naming ``what`` it is raised for: the command line's rule for
     every count model it builds (``textnb train``, ``evaluate``, ``spamfilter``; the
-    library's default ``force_alpha=True`` keeps a smaller alpha)."""
+    library's default ``force_alpha=True`` keeps a smaller alpha). Called when the model is
+    built, not when a caller only asks which model the options describe
+    (:func:`modules_for`)."""
     from textnb.core.estimates import ALPHA_FLOOR
 
     if alpha < ALPHA_FLOOR:
@@ -850,11 +852,20 @@ def modules_for(opts, *, table, multilabel=False):
     method (``"copy"``, ``"ovr"``) for a multi-label corpus. Options a document model
     refuses (InputError) give the first modules only: the run refuses them once its input
     is read, in the words of what it is read as (a CSV/TSV file without text columns is
-    found to be a table only then: ``--alpha`` beside ``--m`` is refused in a table's words)."""
-    try:
-        return _modules_for(opts, table=table, multilabel=multilabel)
-    except InputError:
-        return ["textnb.io.corpus", "textnb.core.model_io"]
+    found to be a table only then: ``--alpha`` beside ``--m`` is refused in a table's words).
+    It builds no model, so it warns of none: the warnings of building one
+    (:func:`floor_alpha`'s) come from the model the run builds (a CSV/TSV file found to be a
+    table builds no document model: its nominal attributes keep ``--alpha 0``)."""
+    import warnings
+
+    from textnb.core.errors import DataWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        try:
+            return _modules_for(opts, table=table, multilabel=multilabel)
+        except InputError:
+            return ["textnb.io.corpus", "textnb.core.model_io"]
 
 
 def _modules_for(opts, *, table, multilabel):
