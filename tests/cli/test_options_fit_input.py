@@ -123,6 +123,74 @@ def test_alpha_0_for_a_count_model_is_one_warning_line(tmp_path):
     assert rc == 0 and "DiscriminativeNB(alpha=1e-10" in out.splitlines()[0], out
 
 
+_MIXED_CSV = ('body,kind,hour,class\n"win a free prize",a,3,spam\n"free money",c,4,spam\n'
+              '"meeting at noon",b,10,ham\n"lunch tomorrow",c,12,ham\n')
+_MIXED_ARFF = ("@relation m\n@attribute body string\n@attribute kind {a,b,c}\n@attribute hour numeric\n"
+               "@attribute class {ham,spam}\n@data\n'win a free prize',a,3,spam\n'free money',c,4,spam\n"
+               "'meeting at noon',b,10,ham\n'lunch tomorrow',c,12,ham\n")
+
+
+@pytest.mark.parametrize("suffix", ["csv", "arff"])
+@pytest.mark.parametrize("options", [[], ["--adjust"], ["--calibrate", "sigmoid"]], ids=["plain", "adjust", "calibrate"])
+def test_alpha_0_for_a_mixed_tables_words_is_raised_and_its_model_predicts(tmp_path, suffix, options):
+    """``--alpha 0`` on a table with a text attribute: its word model is a count model, so
+    the alpha of its words is raised to 1e-10 (one warning line naming the text attribute)
+    while its nominal attributes keep 0 (relative frequencies); the model predicts finite
+    probabilities and ``evaluate --test`` reports them (its word model kept alpha 0, without a
+    word: ``predict`` refused the model's NaN scores, after numpy's warnings, and ``evaluate``
+    reported an accuracy of NaN scores and no log loss). The kernel (train, evaluate) and the
+    estimator (``--calibrate``) are built by the one rule."""
+    import numpy as np
+
+    import textnb
+
+    (tmp_path / f"m.{suffix}").write_text(_MIXED_CSV if suffix == "csv" else _MIXED_ARFF)
+    (tmp_path / "q.csv").write_text('body,kind,hour,class\n"free lunch",c,7,ham\n')
+    text = ["--text-column", "body"] if suffix == "csv" else []
+    warning = ["textnb: warning: --alpha 0 is raised to 1e-10 for the words of text attribute body (a term unseen "
+               "in a class would make its probability 0)"]
+    model = tmp_path / "m.tnb"
+    rc, out, err = cli("train", tmp_path / f"m.{suffix}", *text, "--alpha", "0", *options, "-o", model)
+    assert rc == 0 and err.splitlines() == warning, err
+    rc, out, err = cli("predict", model, tmp_path / "q.csv", "--proba", "--json")
+    assert rc == 0 and "textnb:" not in err, err  # (stderr: the accuracy line only)
+    [line] = out.splitlines()
+    assert np.isfinite(list(json.loads(line)["proba"].values())).all(), out
+    rc, out, err = cli("evaluate", tmp_path / f"m.{suffix}", *text, "--alpha", "0", *options, "--test",
+                       tmp_path / "q.csv", "--json")
+    assert rc == 0 and err.splitlines() == warning, err
+    assert json.loads(out)["log_loss"] is not None and json.loads(out)["log_loss"] < 1, out
+    if not options:
+        mixed = textnb.load(model)
+        assert mixed.text_models_[0].model_.alpha == 1e-10 and mixed.tabular_.alpha == 0
+        rc, out, err = cli("inspect", model)
+        assert rc == 0 and "kind [nominal, nominal] ham: a=0 " in out, out
+
+
+@pytest.mark.parametrize("suffix", ["csv", "tsv"])
+def test_alpha_0_for_a_csv_table_is_used_as_given_without_a_warning(tmp_path, suffix):
+    """``--alpha 0`` for a CSV/TSV table no option marks as one: its nominal attributes keep
+    plain relative frequencies, without a word, as an ARFF table's and ``--model nb``'s do
+    (it was said to be raised to 1e-10 for a count model, by the guess at which modules the
+    run imports, while the model used 0)."""
+    import textnb
+
+    rows = ["outlook,windy,play", "sunny,yes,no", "sunny,no,no", "overcast,no,yes", "rainy,no,yes",
+            "rainy,yes,no", "overcast,yes,yes"]
+    table = tmp_path / f"t.{suffix}"
+    table.write_text("".join(row.replace(",", "," if suffix == "csv" else "\t") + "\n" for row in rows))
+    rc, out, err = cli("train", table, "--alpha", "0", "-o", tmp_path / "t.tnb")
+    assert rc == 0 and err == "", err
+    assert textnb.load(tmp_path / "t.tnb").alpha == 0
+    rc, out, err = cli("inspect", tmp_path / "t.tnb")
+    assert rc == 0 and "outlook [nominal, nominal] no: overcast=0 " in out, out
+    rc, out, err = cli("train", table, "--alpha", "0", "--model", "nb", "-o", tmp_path / "nb.tnb")
+    assert rc == 0 and err == "", err
+    assert (tmp_path / "t.tnb").read_bytes() == (tmp_path / "nb.tnb").read_bytes()
+    rc, out, err = cli("evaluate", table, "--alpha", "0", "--cv", "2")
+    assert rc == 0 and err == "", err
+
+
 def test_a_numeric_span_past_the_float_range_warns_nothing(tmp_path):
     """Equal-width cuts of a column from -1e308 to 1e308: their width overflowed (numpy's
     RuntimeWarning reached the user) before the one error line."""

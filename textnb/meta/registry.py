@@ -319,10 +319,13 @@ def _refuse_unused_count_options(opts, kind):
                          "which rescaling the counts (sublinear tf, idf, length normalisation) does not change")
 
 
-def floor_alpha(alpha):
+def floor_alpha(alpha, what="a count model"):
     """``--alpha`` raised to 1e-10 (:data:`textnb.core.estimates.ALPHA_FLOOR`) when below
-    it, with one DataWarning: the command line's rule (``textnb train``, ``spamfilter``; the
-    library's default ``force_alpha=True`` keeps a smaller alpha)."""
+    it, with one DataWarning naming ``what`` it is raised for: the command line's rule for
+    every count model it builds (``textnb train``, ``evaluate``, ``spamfilter``; the
+    library's default ``force_alpha=True`` keeps a smaller alpha). Called when the model is
+    built, not when a caller only asks which model the options describe
+    (:func:`modules_for`)."""
     from textnb.core.estimates import ALPHA_FLOOR
 
     if alpha < ALPHA_FLOOR:
@@ -330,19 +333,21 @@ def floor_alpha(alpha):
 
         from textnb.core.errors import DataWarning
 
-        warnings.warn(f"--alpha {alpha:g} is raised to {ALPHA_FLOOR:g} for a count model (a term unseen in "
+        warnings.warn(f"--alpha {alpha:g} is raised to {ALPHA_FLOOR:g} for {what} (a term unseen in "
                       "a class would make its probability 0)", DataWarning, stacklevel=3)
         return ALPHA_FLOOR
     return alpha
 
 
-def _floored(params):
-    """A count model's params with ``--alpha`` raised (:func:`floor_alpha`) and
-    ``force_alpha=False``. The model is given the raised value, so it warns no more,
-    neither when fitted fold after fold nor when its file is read."""
+def _floored(params, what="a count model"):
+    """A count model's params with ``--alpha`` raised (:func:`floor_alpha`, naming ``what``)
+    and ``force_alpha=False``: those of every count model the options build (a document
+    model, streamed or not, and the word model of a table's text attributes). The model is
+    given the raised value, so it warns no more, neither when fitted fold after fold nor
+    when its file is read."""
     if "alpha" not in params:
         return params
-    return {**params, "alpha": floor_alpha(params["alpha"]), "force_alpha": False}
+    return {**params, "alpha": floor_alpha(params["alpha"], what), "force_alpha": False}
 
 
 def _seed(opts):
@@ -739,7 +744,12 @@ def _table_model(opts, table, *, kernel):
 
 def _mixed(opts, table, params, kernel=False):
     """The model of a table with text attributes: MixedNB, or its kernel (the templates of
-    its text parts as model-file nodes)."""
+    its text parts as model-file nodes). Their word model is a count model: ``--alpha`` is
+    raised as for a document model (:func:`_floored`), while the nominal attributes
+    (``params``) keep it as given (TabularNB's relative frequencies with ``--alpha 0``)."""
+    text = [a.name for a in table.attributes if a.is_text]
+    words = _floored(_given(alpha=opts.alpha),
+                     f"the words of text attribute{'s' if len(text) > 1 else ''} {', '.join(text)}")
     if kernel:
         from textnb.core.model_io import ModelNode
         from textnb.naive_bayes.kernels import MULTINOMIAL
@@ -747,14 +757,14 @@ def _mixed(opts, table, params, kernel=False):
         from textnb.text.mixed_kernel import MixedKernel
 
         vectorizer = ModelNode("Vectorizer", {**VECTORIZER_DEFAULTS, **vectorizer_params(opts)}, {})
-        text_model = ModelNode("MultinomialNB", MULTINOMIAL.params(_given(alpha=opts.alpha)), {})
+        text_model = ModelNode("MultinomialNB", MULTINOMIAL.params(words), {})
         return MixedKernel(attributes=tuple(table.attributes), vectorizer=vectorizer, text_model=text_model, **params)
     from textnb.naive_bayes.discrete import MultinomialNB
     from textnb.text.mixed import MixedNB
     from textnb.text.vectorizer import Vectorizer
 
     return MixedNB(attributes=tuple(table.attributes), vectorizer=Vectorizer(**vectorizer_params(opts)),
-                   text_model=MultinomialNB(**_given(alpha=opts.alpha)), **params)
+                   text_model=MultinomialNB(**words), **params)
 
 
 def declared_classes(table):
@@ -842,11 +852,20 @@ def modules_for(opts, *, table, multilabel=False):
     method (``"copy"``, ``"ovr"``) for a multi-label corpus. Options a document model
     refuses (InputError) give the first modules only: the run refuses them once its input
     is read, in the words of what it is read as (a CSV/TSV file without text columns is
-    found to be a table only then: ``--alpha`` beside ``--m`` is refused in a table's words)."""
-    try:
-        return _modules_for(opts, table=table, multilabel=multilabel)
-    except InputError:
-        return ["textnb.io.corpus", "textnb.core.model_io"]
+    found to be a table only then: ``--alpha`` beside ``--m`` is refused in a table's words).
+    It builds no model, so it warns of none: the warnings of building one
+    (:func:`floor_alpha`'s) come from the model the run builds (a CSV/TSV file found to be a
+    table builds no document model: its nominal attributes keep ``--alpha 0``)."""
+    import warnings
+
+    from textnb.core.errors import DataWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        try:
+            return _modules_for(opts, table=table, multilabel=multilabel)
+        except InputError:
+            return ["textnb.io.corpus", "textnb.core.model_io"]
 
 
 def _modules_for(opts, *, table, multilabel):
