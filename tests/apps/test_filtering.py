@@ -1758,6 +1758,68 @@ def test_a_journal_line_that_cannot_be_appended_is_named_and_leaves_both_files_a
     assert model.read_bytes() == before and journal.read_bytes() == listing
 
 
+def _journal_replace_fails(monkeypatch, model):
+    """``os.replace`` refusing (EACCES) to move a file over the journal of ``model``, and
+    ``os.unlink`` to remove it: the journal's step after the model's replace fails."""
+    import errno
+
+    from textnb.apps.filtering import journal_path
+
+    journal = os.path.realpath(journal_path(model))
+    real_replace, real_unlink = os.replace, os.unlink
+
+    def refuse(real):
+        def call(*args, **kwargs):
+            if os.path.realpath(args[-1]) == journal:
+                raise OSError(errno.EACCES, "Permission denied", args[-1])
+            return real(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(os, "replace", refuse(real_replace))
+    monkeypatch.setattr(os, "unlink", refuse(real_unlink))
+
+
+@pytest.mark.parametrize("journal", ["written", "removed"])
+def test_a_training_whose_journal_cannot_be_replaced_after_the_model_is_done_with_a_warning(
+        tmp_path, corpus, monkeypatch, journal):
+    """Found by a review: ``spamfilter --train-*`` whose journal's replace (or removal, when
+    a message is given twice and the journal cannot list the model's messages) failed after
+    the new model had replaced the old one said the error, exit 3, though the model was
+    trained. As a journal's rewrite after a registration (robustness row 898), it is done:
+    exit 0 and one warning line; the journal left names the old model file, so the next
+    registration starts it anew, not complete."""
+    from textnb.apps.filtering import journal_path, model_identity, read_journal
+
+    model, journal_file, _, listing = _trained(tmp_path, corpus)
+    before = model_identity(model)
+    ham = corpus / "ham.mbox" if journal == "written" else corpus / "spam"  # (spam twice: no journal)
+    _journal_replace_fails(monkeypatch, model)
+    code, err = _filter(["-m", model, "--train-spam", corpus / "spam", "--train-ham", ham])
+    what = "replacing" if journal == "written" else "removing"
+    assert code == 0, err
+    assert err == (f"spamfilter: warning: {model}: written; {what} its journal failed ({journal_file}: Permission "
+                   "denied): the next registration starts the journal anew, not listing the messages the model was "
+                   f"written with\nspamfilter: trained {model} on 30 spam and 30 ham messages\n")
+    assert model_identity(model) != before and journal_file.read_bytes() == listing  # (the model replaced)
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".part")]
+    monkeypatch.undo()
+    assert _filter(["-m", model, "--register-spam", "-"], b"Subject: new\n\ncasino prize new\n") == (0, "")
+    seen, _, identity, complete = read_journal(journal_path(model), model_identity(model))
+    assert len(seen) == 1 and identity == model_identity(model) and not complete
+
+
+def test_a_first_registration_whose_journal_cannot_be_written_after_the_model_is_done_with_a_warning(
+        tmp_path, monkeypatch):
+    """The same step of a registration that makes the model (its journal started with it):
+    the model is made, one warning, no journal left."""
+    model = tmp_path / "m.tnb"
+    _journal_replace_fails(monkeypatch, model)
+    code, err = _filter(["-m", model, "--register-spam", "-"], b"Subject: new\n\ncasino prize new\n")
+    assert code == 0 and err.startswith(f"spamfilter: warning: {model}: written; replacing its journal failed ("), err
+    assert err.count("\n") == 1 and textnb.load(model).class_count_.sum() == 1
+    assert sorted(os.listdir(tmp_path)) == ["m.tnb", "m.tnb.learned.lock", "m.tnb.lock"]
+
+
 def test_a_message_registered_from_its_file_is_found_as_an_mbox_saved_it(tmp_path, corpus):
     """A user trial: a message registered from its file was 'never registered' when
     unregistered from an mbox that held it alone (an mbox keeps a blank separator line after

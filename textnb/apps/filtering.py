@@ -747,7 +747,8 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
         # checked as a registration checks it (no link followed, a regular file) before the
         # model changes, its temporary file written before the model's replace
         _save_with_journal(partial(_save_model, model, model_path), journal,
-                           lambda: (learned, True) if sum(counts.values()) == len(learned) else None)
+                           lambda: (learned, True) if sum(counts.values()) == len(learned) else None,
+                           model_path=model_path, on_warning=on_warning)
     return {SPAM: counts[SPAM], HAM: counts[HAM]}
 
 
@@ -890,7 +891,8 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
                 counts.append(_update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes,
                                              n_jobs, ledger, changes, on_warning=on_warning, hook=hook))
 
-            _save_with_journal(save_model, journal_file, lambda: (ledger, None not in changes))
+            _save_with_journal(save_model, journal_file, lambda: (ledger, None not in changes), model_path=model_path,
+                               on_warning=on_warning)
             return counts[0]
         started = not os.path.lexists(journal_file)
         fd = open_journal(journal_file)  # (before the model changes: a journal it cannot write stops it)
@@ -1224,12 +1226,8 @@ def compact_journal(path, seen, lines, changes, identity, complete=False, *, mod
         write_journal(path, seen, identity, complete=complete)
     except (OSError, TextnbError) as exc:
         why = os_error_text(exc, None) if isinstance(exc, OSError) else str(exc)
-        message = (f"{model_path}: updated, and recorded in its journal; rewriting the journal without its "
-                   f"superseded lines failed ({why}): they are kept")
-        if on_warning is not None:
-            on_warning(message)
-        else:
-            warnings.warn(message, DataWarning, stacklevel=2)
+        _warn(on_warning, f"{model_path}: updated, and recorded in its journal; rewriting the journal without its "
+                          f"superseded lines failed ({why}): they are kept")
 
 
 def _to_compact(lines, changes, seen):
@@ -1255,14 +1253,21 @@ def _check_journal(path):
         pass
 
 
-def _save_with_journal(save_model, journal, listing):
+def _save_with_journal(save_model, journal, listing, *, model_path, on_warning=None):
     """Write a model and a new journal at ``journal`` together: ``save_model(hook)`` saves
     the model within :func:`textnb.core.model_io.before_replace`'s hook ``hook``, which
     writes the journal's temporary file (of ``listing()``: ``(seen, complete)``, or None
     for no journal) naming the new model file; the model is replaced, then the journal (or
     the journal removed). A failure before the model's replace (the journal's write, a
     full disk) changes neither; the stop signals are held from the journal's temporary
-    file to its replace."""
+    file to its replace.
+
+    Once the model ``model_path`` is replaced the model is written: the journal's replace
+    (or removal) that fails is said to ``on_warning`` (None: a
+    :class:`~textnb.core.errors.DataWarning`), not raised, as :func:`compact_journal`'s
+    rewrite; the journal left names another model file (or there is none), so the next
+    registration starts it anew (until session 51 it was raised: ``spamfilter --train-*`` exited 3
+    with the new model in place)."""
     _check_journal(journal)  # (a link or a FIFO: refused before the model changes)
     with contextlib.ExitStack() as stack:
         held, replace, done = HeldSignals(), [], []
@@ -1278,11 +1283,27 @@ def _save_with_journal(save_model, journal, listing):
 
         save_model(hook)
         done.append(True)  # (the model replaced: a Ctrl-C held from here on came after the save)
-        if replace:
-            replace[0]()
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(journal)
+        try:
+            if replace:
+                replace[0]()
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(journal)
+        except OSError as exc:
+            what = "replacing" if replace else "removing"
+            _warn(on_warning, f"{model_path}: written; {what} its journal failed ({os_error_text(exc, journal)}): "
+                              "the next registration starts the journal anew, not listing the messages the model was "
+                              "written with")
+
+
+def _warn(on_warning, message):
+    """Say ``message`` (a step after a model's replace that failed: the update stands) to
+    ``on_warning``, or as a :class:`~textnb.core.errors.DataWarning` when it is None."""
+    if on_warning is not None:
+        on_warning(message)
+    else:
+        warnings.warn(message, DataWarning, stacklevel=3)
+
 
 def append_journal_line(fd, line, path):
     """Append ``line`` (str, without its line end) to the journal at ``path``, open as
