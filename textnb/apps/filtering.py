@@ -856,7 +856,11 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
         between the writes never leaves a journal that lists what the model does not
         count, nor loses what it listed. Once the model is replaced the update has
         happened: the journal's rewrite that may follow (:func:`compact_journal`) is said to
-        ``on_warning`` when it fails, not raised.
+        ``on_warning`` when it fails, not raised, and the stop signals are held from the
+        journal's lines to the end of the update, so a stop that comes once the model is
+        replaced lets it finish and return (:class:`~textnb.core.signals.HeldSignals`; until
+        session 51 a SIGTERM during the rewrite made ``spamfilter`` exit 3 though the model
+        counted the message, and a retry counted it twice).
 
     Returns
     -------
@@ -896,11 +900,13 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
             return counts[0]
         started = not os.path.lexists(journal_file)
         fd = open_journal(journal_file)  # (before the model changes: a journal it cannot write stops it)
+        held, replaced = HeldSignals(), []
         try:
             fd, seen, lines, complete = _journal_for_update(fd, journal_file, model_path)
             changes, noted = [], []
 
             def note(st):  # the new model file complete, before it replaces the model: its lines appended
+                held.hold()  # (to the end of the update: a stop once the model is replaced lets it finish)
                 lost = complete and None in changes  # (a message counted twice: no longer complete)
                 noted.append((model_identity(None, st), lost))
                 append_journal_line(fd, _journal_lines([c for c in changes if c is not None], noted[0][0], lost),
@@ -908,6 +914,7 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
 
             counts = _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs,
                                     seen, changes, checked=complete, on_warning=on_warning, hook=note)
+            replaced.append(True)
             now, lost = noted[0]
             # the model replaced, its lines noted: a crash from here loses nothing, a failed rewrite is a warning
             compact_journal(journal_file, seen, lines, [c for c in changes if c is not None], now,
@@ -918,6 +925,7 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
             raise
         finally:
             os.close(fd)
+            held.release(saved=bool(replaced))  # (not replaced: a stop that waited acts now)
         return counts
 
 
@@ -1260,7 +1268,8 @@ def _save_with_journal(save_model, journal, listing, *, model_path, on_warning=N
     for no journal) naming the new model file; the model is replaced, then the journal (or
     the journal removed). A failure before the model's replace (the journal's write, a
     full disk) changes neither; the stop signals are held from the journal's temporary
-    file to its replace.
+    file to its replace (one that came once the model was replaced lets the run finish:
+    :class:`~textnb.core.signals.HeldSignals`).
 
     Once the model ``model_path`` is replaced the model is written: the journal's replace
     (or removal) that fails is said to ``on_warning`` (None: a
@@ -1282,7 +1291,7 @@ def _save_with_journal(save_model, journal, listing, *, model_path, on_warning=N
                 replace.append(stack.enter_context(staged_write(journal, writer, follow=False)))
 
         save_model(hook)
-        done.append(True)  # (the model replaced: a Ctrl-C held from here on came after the save)
+        done.append(True)  # (the model replaced: a stop held from here on came after the save)
         try:
             if replace:
                 replace[0]()

@@ -57,9 +57,9 @@ stays a link). Errors name the path the caller gave, never the temporary file.
 Files are written to a temporary file ``.tmp-<name>.<random>.part`` in the same folder,
 fsync'ed, and moved into place with :func:`os.replace`, so an interrupted save (even
 ``SIGKILL`` or a power cut) leaves the previous file intact; SIGINT, SIGTERM and SIGHUP
-are held from the replace to the end of the save, so a Ctrl-C either leaves the old file
-(and the command says "interrupted") or comes after the new one is in place (and the save
-is reported as done). The writer holds an
+are held from the replace to the end of the save, so a Ctrl-C (a SIGTERM) either leaves
+the old file (and the command says "interrupted") or comes after the new one is in place
+(and the save is reported as done). The writer holds an
 ``flock`` on its temporary file; a temporary file left by a killed writer (unlocked
 and older than a minute) is removed by the next save to the same path. ``load`` only
 ever reads the named file, so stray temporary files never affect it.
