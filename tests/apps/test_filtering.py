@@ -1758,6 +1758,92 @@ def test_a_journal_line_that_cannot_be_appended_is_named_and_leaves_both_files_a
     assert model.read_bytes() == before and journal.read_bytes() == listing
 
 
+#: the system call of a process waiting for a lock (the first field of /proc/PID/syscall: flock)
+_FLOCK = {"x86_64": "73 ", "aarch64": "32 "}.get(__import__("platform").machine())
+
+#: a registration paused once it holds the model's locks and has read the old model, until a
+#: line comes on its standard input
+_PAUSED_REGISTRATION = """
+import sys
+sys.path.insert(0, {root!r})
+from textnb.apps import filtering
+learn, paused = filtering._learn, []
+def learn_when_told(*args, **kwargs):
+    if not paused:
+        paused.append(True)
+        print("loaded", flush=True)
+        sys.stdin.readline()
+    return learn(*args, **kwargs)
+filtering._learn = learn_when_told
+print(filtering.update_model(sys.argv[1], register=[("spam", b"Subject: new\\n\\ncasino prize new\\n")]))
+"""
+
+
+@pytest.mark.skipif(_FLOCK is None or not os.path.exists("/proc/self/syscall"),
+                    reason="tells a process waiting for a lock by /proc/PID/syscall")
+@pytest.mark.parametrize("command", ["train", "merge"])
+def test_train_and_merge_replace_a_registered_model_under_its_registrations_lock(tmp_path, corpus, command):
+    """A user trial: ``textnb train ... -o M`` and ``textnb merge ... -o M`` of a spam model
+    that ``spamfilter --register-*`` updates did not take the model's lock, so a
+    registration running meanwhile wrote its update of the old model over the new one.
+    Two processes: a registration holding the locks (the old model read), then ``textnb``
+    writing M. It now waits for the registration (blocked on the lock), then replaces the
+    model (its bytes those of the same command writing a new file) and removes its journal,
+    as ``spamfilter --train-*`` replaces it; the next registration starts one anew."""
+    import subprocess
+    import sys
+
+    from conftest import cli, tsv, wait_in_syscall
+    from textnb.apps.filtering import journal_path, model_identity, read_journal
+
+    rows = [(SPAM, "cheap pills now"), (HAM, "meeting at noon"), (SPAM, "cheap offer casino"), (HAM, "lunch agenda")]
+    if command == "train":
+        args = ["train", tsv(tmp_path / "d.tsv", rows), "--model", "multinomial"]
+    else:
+        for name, part in (("a", rows[:2]), ("b", rows[2:])):
+            assert cli("train", tsv(tmp_path / f"{name}.tsv", part), "--model", "multinomial", "-o",
+                       tmp_path / f"{name}.tnb")[0] == 0
+        args = ["merge", tmp_path / "a.tnb", tmp_path / "b.tnb"]
+    assert cli(*args, "-o", tmp_path / "fresh.tnb")[0] == 0
+    model, journal, _, _ = _trained(tmp_path, corpus)
+    root = os.path.dirname(os.path.dirname(textnb.__file__))
+    env = dict(os.environ, PYTHONPATH=root, OPENBLAS_NUM_THREADS="1")
+    registration = subprocess.Popen([sys.executable, "-c", _PAUSED_REGISTRATION.format(root=root), str(model)],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    writer = None
+    try:
+        assert registration.stdout.readline() == b"loaded\n"
+        writer = subprocess.Popen([sys.executable, "-m", "textnb", *map(str, args), "-o", str(model)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        wait_in_syscall(writer, _FLOCK)
+        assert writer.poll() is None, writer.communicate()  # waiting for the registration's locks
+        out, _ = registration.communicate(b"go\n", timeout=120)
+        assert registration.returncode == 0 and b"'registered': 1" in out
+        out, err = writer.communicate(timeout=120)
+        assert writer.returncode == 0 and err == b"", err
+    finally:
+        for proc in (registration, writer):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert model.read_bytes() == (tmp_path / "fresh.tnb").read_bytes()  # the new model, not the registration's
+    assert not journal.exists()
+    update_model(model, register=[(SPAM, b"Subject: later\n\ncasino prize later\n")])
+    seen, _, identity, complete = read_journal(journal_path(model), model_identity(model))
+    assert len(seen) == 1 and identity == model_identity(model) and not complete
+
+
+def test_a_model_no_registration_used_is_replaced_without_a_lock_file(tmp_path):
+    """``textnb train -o`` over a model file that registrations never used (no lock file, no
+    journal beside it) leaves no lock file there."""
+    from conftest import cli, tsv
+
+    data = tsv(tmp_path / "d.tsv", [(SPAM, "cheap pills now"), (HAM, "meeting at noon")])
+    for _ in range(2):
+        assert cli("train", data, "--model", "multinomial", "-o", tmp_path / "m.tnb")[0] == 0
+    assert sorted(os.listdir(tmp_path)) == ["d.tsv", "m.tnb"]
+
+
 def _journal_replace_fails(monkeypatch, model):
     """``os.replace`` refusing (EACCES) to move a file over the journal of ``model``, and
     ``os.unlink`` to remove it: the journal's step after the model's replace fails."""

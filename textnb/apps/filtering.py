@@ -115,6 +115,7 @@ __all__ = [
     "message_batches",
     "as_messages",
     "model_lock",
+    "replace_model",
     "side_file",
     "train_model",
     "update_model",
@@ -750,6 +751,33 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
                            lambda: (learned, True) if sum(counts.values()) == len(learned) else None,
                            model_path=model_path, on_warning=on_warning)
     return {SPAM: counts[SPAM], HAM: counts[HAM]}
+
+
+def replace_model(model_path, model, *, on_warning=None):
+    """Save ``model`` (a fitted estimator, or a model tree) over the model file at
+    ``model_path`` as :func:`train_model` replaces a model, when registrations use it: its
+    lock file or its journal is there (:func:`model_lock`, :func:`journal_path`); else it is
+    saved as any file is, no lock file made beside it. ``textnb train`` and ``textnb
+    merge`` save their ``-o`` so.
+
+    The locks a registration and the daemon's TELL take are held (:func:`_locked`), so an
+    update running meanwhile is not lost under the new model nor written over it: it is
+    done before the replace (and replaced) or after it (into the new model). The journal
+    is removed with the replace (:func:`_save_with_journal`, whose failure after the replace
+    is said to ``on_warning``): the new model's messages are not known by their digests, so
+    the next registration starts a journal anew, as after a model copied over it. A model
+    that no registration has used yet gets no lock: a first one that starts while it is
+    replaced may still write its update of the old model over the new one. (Until session 51
+    neither lock was taken: a registration's update of the old model could replace the new
+    one.)"""
+    beside = _beside(model_path)
+    if not any(os.path.lexists(beside + suffix) for suffix in (LOCK_SUFFIX, JOURNAL_SUFFIX)):
+        return _save_model(model, model_path)
+    with _locked(model_path) as journal:
+        if journal is None:  # (a lock file, no journal: nothing to remove with the replace)
+            return _save_model(model, model_path)
+        _save_with_journal(partial(_save_model, model, model_path), journal, lambda: None, model_path=model_path,
+                           on_warning=on_warning)
 
 
 def _save_model(model, model_path, hook=None):
