@@ -144,6 +144,55 @@ def test_spamfilter_helpers_a_second_ctrl_c_while_stopping_is_the_same_request(c
     assert not list(tmp_path.glob("*.tmp*"))
 
 
+#: spamfilter sent a stop signal once its model file replaced the model: while the folder is
+#: synced after the replace (``folder``), or while the journal's rewrite that follows a
+#: registration is synced (``rewrite``)
+_AFTER_THE_REPLACE = _SPAMFILTER + """
+import stat
+real_fsync, sent = os.fsync, []
+def fsync(fd):
+    name = os.readlink(f"/proc/self/fd/{fd}")
+    at = stat.S_ISDIR(os.fstat(fd).st_mode) if WHERE == "folder" else ".learned" in name and name.endswith(".part")
+    if at and not sent:
+        sent.append(SIGNAL)
+        kill(SIGNAL)
+    return real_fsync(fd)
+os.fsync = fsync
+raise SystemExit(spamfilter())
+"""
+
+
+@pytest.mark.parametrize("mode, where, signal_name", [("register", "rewrite", "SIGTERM"),
+                                                       ("register", "folder", "SIGTERM"),
+                                                       ("register", "rewrite", "SIGHUP"),
+                                                       ("train", "folder", "SIGTERM")])
+def test_spamfilter_stopped_once_the_model_is_replaced_reports_the_update_done(corpus, tmp_path, mode, where,
+                                                                              signal_name):
+    """A user trial: a SIGTERM while ``--register-spam`` rewrote the journal after the new
+    model file had replaced the model (a message registered a second time forces the
+    rewrite) said ``spamfilter: terminated by signal 15``, exit 3, though the model counted
+    the message: a mail system's retry counted it twice. So did one during the model's
+    save after its replace (the folder's sync), and ``--train-*``'s. Once the model is
+    replaced the stop signals are held to the end of the update and the run reports it
+    done: exit 0, nothing said, the message counted once more."""
+    import textnb
+
+    root, _ = corpus
+    model = tmp_path / "m.tnb"
+    train_model(model, [root / "spam"], [root / "ham"])
+    before = textnb.load(model).class_count_.tolist()
+    if mode == "register":
+        argv, said = ["-m", model, "--register-spam", root / "spam" / "000.eml"], b""
+    else:
+        argv, said = (["-m", model, "--train-spam", root / "spam", "--train-ham", root / "ham"],
+                      f"spamfilter: trained {model} on 130 spam and 130 ham messages\n".encode())
+    done = _run(f"WHERE, SIGNAL = {where!r}, {signal_name!r}\n" + _AFTER_THE_REPLACE, argv, at_exit=False)
+    assert (done.returncode, done.stderr) == (0, said)
+    after = textnb.load(model).class_count_.tolist()
+    assert after == ([before[0], before[1] + 1] if mode == "register" else before)  # (ham, spam)
+    assert not list(tmp_path.glob(".tmp*"))
+
+
 #: topicfilter copying a document: the first Ctrl-C while its bytes are copied, a second as
 #: the partial copy is being removed (it was left in OUT, half copied)
 _TOPIC = """

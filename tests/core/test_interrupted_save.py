@@ -57,6 +57,43 @@ def test_an_interrupt_after_the_replace_is_a_completed_train(tmp_path, monkeypat
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".part")]
 
 
+#: ``textnb`` (its own stop handlers, :func:`textnb.core.signals.stop_on_signals`) sent
+#: ``SIGNAL`` while the folder is synced after its model file's replace
+_STOPPED_AFTER_THE_REPLACE = """
+import os, signal, stat, sys
+real_fsync, sent = os.fsync, []
+def fsync(fd):
+    if stat.S_ISDIR(os.fstat(fd).st_mode) and not sent:
+        sent.append(SIGNAL)
+        signal.raise_signal(getattr(signal, SIGNAL))
+    return real_fsync(fd)
+os.fsync = fsync
+from textnb.cli.program import main
+sys.argv = ["textnb", *sys.argv[1:]]
+raise SystemExit(main())
+"""
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGHUP"])
+def test_a_sigterm_after_the_replace_is_a_completed_train(tmp_path, signal_name):
+    """As a Ctrl-C there: a SIGTERM (SIGHUP) that came once the new model was in place said
+    ``textnb: terminated by signal 15``, exit 143, the new model written; the run now
+    reports its model, exit 0."""
+    import subprocess
+    import sys
+
+    data, model = tsv(tmp_path / "d.tsv", ROWS), tmp_path / "m.tnb"
+    assert _train(tsv(tmp_path / "o.tsv", ROWS[:2]), model)[0] == 0
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(model_io.__file__)))
+    done = subprocess.run([sys.executable, "-c", f"SIGNAL = {signal_name!r}\n" + _STOPPED_AFTER_THE_REPLACE, "train",
+                           str(data), "--model", "multinomial", "-o", str(model)], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=repo), timeout=300)
+    assert done.returncode == 0 and "terminated" not in done.stderr, done.stderr
+    assert f"-> {model}" in done.stdout
+    assert _train(data, tmp_path / "fresh.tnb")[0] == 0
+    assert model.read_bytes() == (tmp_path / "fresh.tnb").read_bytes()  # the complete new model
+
+
 def test_an_interrupt_before_the_replace_leaves_the_old_model(tmp_path, monkeypatch):
     """SIGINT while the temporary file is synced: 'interrupted', exit 130, the old model as it was."""
     model = tmp_path / "m.tnb"

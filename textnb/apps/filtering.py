@@ -115,6 +115,7 @@ __all__ = [
     "message_batches",
     "as_messages",
     "model_lock",
+    "replace_model",
     "side_file",
     "train_model",
     "update_model",
@@ -747,8 +748,36 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
         # checked as a registration checks it (no link followed, a regular file) before the
         # model changes, its temporary file written before the model's replace
         _save_with_journal(partial(_save_model, model, model_path), journal,
-                           lambda: (learned, True) if sum(counts.values()) == len(learned) else None)
+                           lambda: (learned, True) if sum(counts.values()) == len(learned) else None,
+                           model_path=model_path, on_warning=on_warning)
     return {SPAM: counts[SPAM], HAM: counts[HAM]}
+
+
+def replace_model(model_path, model, *, on_warning=None):
+    """Save ``model`` (a fitted estimator, or a model tree) over the model file at
+    ``model_path`` as :func:`train_model` replaces a model, when registrations use it: its
+    lock file or its journal is there (:func:`model_lock`, :func:`journal_path`); else it is
+    saved as any file is, no lock file made beside it. ``textnb train`` and ``textnb
+    merge`` save their ``-o`` so.
+
+    The locks a registration and the daemon's TELL take are held (:func:`_locked`), so an
+    update running meanwhile is not lost under the new model nor written over it: it is
+    done before the replace (and replaced) or after it (into the new model). The journal
+    is removed with the replace (:func:`_save_with_journal`, whose failure after the replace
+    is said to ``on_warning``): the new model's messages are not known by their digests, so
+    the next registration starts a journal anew, as after a model copied over it. A model
+    that no registration has used yet gets no lock: a first one that starts while it is
+    replaced may still write its update of the old model over the new one. (Until session 51
+    neither lock was taken: a registration's update of the old model could replace the new
+    one.)"""
+    beside = _beside(model_path)
+    if not any(os.path.lexists(beside + suffix) for suffix in (LOCK_SUFFIX, JOURNAL_SUFFIX)):
+        return _save_model(model, model_path)
+    with _locked(model_path) as journal:
+        if journal is None:  # (a lock file, no journal: nothing to remove with the replace)
+            return _save_model(model, model_path)
+        _save_with_journal(partial(_save_model, model, model_path), journal, lambda: None, model_path=model_path,
+                           on_warning=on_warning)
 
 
 def _save_model(model, model_path, hook=None):
@@ -855,7 +884,11 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
         between the writes never leaves a journal that lists what the model does not
         count, nor loses what it listed. Once the model is replaced the update has
         happened: the journal's rewrite that may follow (:func:`compact_journal`) is said to
-        ``on_warning`` when it fails, not raised.
+        ``on_warning`` when it fails, not raised, and the stop signals are held from the
+        journal's lines to the end of the update, so a stop that comes once the model is
+        replaced lets it finish and return (:class:`~textnb.core.signals.HeldSignals`; until
+        session 51 a SIGTERM during the rewrite made ``spamfilter`` exit 3 though the model
+        counted the message, and a retry counted it twice).
 
     Returns
     -------
@@ -890,15 +923,18 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
                 counts.append(_update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes,
                                              n_jobs, ledger, changes, on_warning=on_warning, hook=hook))
 
-            _save_with_journal(save_model, journal_file, lambda: (ledger, None not in changes))
+            _save_with_journal(save_model, journal_file, lambda: (ledger, None not in changes), model_path=model_path,
+                               on_warning=on_warning)
             return counts[0]
         started = not os.path.lexists(journal_file)
         fd = open_journal(journal_file)  # (before the model changes: a journal it cannot write stops it)
+        held, replaced = HeldSignals(), []
         try:
             fd, seen, lines, complete = _journal_for_update(fd, journal_file, model_path)
             changes, noted = [], []
 
             def note(st):  # the new model file complete, before it replaces the model: its lines appended
+                held.hold()  # (to the end of the update: a stop once the model is replaced lets it finish)
                 lost = complete and None in changes  # (a message counted twice: no longer complete)
                 noted.append((model_identity(None, st), lost))
                 append_journal_line(fd, _journal_lines([c for c in changes if c is not None], noted[0][0], lost),
@@ -906,6 +942,7 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
 
             counts = _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs,
                                     seen, changes, checked=complete, on_warning=on_warning, hook=note)
+            replaced.append(True)
             now, lost = noted[0]
             # the model replaced, its lines noted: a crash from here loses nothing, a failed rewrite is a warning
             compact_journal(journal_file, seen, lines, [c for c in changes if c is not None], now,
@@ -916,6 +953,7 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
             raise
         finally:
             os.close(fd)
+            held.release(saved=bool(replaced))  # (not replaced: a stop that waited acts now)
         return counts
 
 
@@ -1224,12 +1262,8 @@ def compact_journal(path, seen, lines, changes, identity, complete=False, *, mod
         write_journal(path, seen, identity, complete=complete)
     except (OSError, TextnbError) as exc:
         why = os_error_text(exc, None) if isinstance(exc, OSError) else str(exc)
-        message = (f"{model_path}: updated, and recorded in its journal; rewriting the journal without its "
-                   f"superseded lines failed ({why}): they are kept")
-        if on_warning is not None:
-            on_warning(message)
-        else:
-            warnings.warn(message, DataWarning, stacklevel=2)
+        _warn(on_warning, f"{model_path}: updated, and recorded in its journal; rewriting the journal without its "
+                          f"superseded lines failed ({why}): they are kept")
 
 
 def _to_compact(lines, changes, seen):
@@ -1255,14 +1289,22 @@ def _check_journal(path):
         pass
 
 
-def _save_with_journal(save_model, journal, listing):
+def _save_with_journal(save_model, journal, listing, *, model_path, on_warning=None):
     """Write a model and a new journal at ``journal`` together: ``save_model(hook)`` saves
     the model within :func:`textnb.core.model_io.before_replace`'s hook ``hook``, which
     writes the journal's temporary file (of ``listing()``: ``(seen, complete)``, or None
     for no journal) naming the new model file; the model is replaced, then the journal (or
     the journal removed). A failure before the model's replace (the journal's write, a
     full disk) changes neither; the stop signals are held from the journal's temporary
-    file to its replace."""
+    file to its replace (one that came once the model was replaced lets the run finish:
+    :class:`~textnb.core.signals.HeldSignals`).
+
+    Once the model ``model_path`` is replaced the model is written: the journal's replace
+    (or removal) that fails is said to ``on_warning`` (None: a
+    :class:`~textnb.core.errors.DataWarning`), not raised, as :func:`compact_journal`'s
+    rewrite; the journal left names another model file (or there is none), so the next
+    registration starts it anew (until session 51 it was raised: ``spamfilter --train-*`` exited 3
+    with the new model in place)."""
     _check_journal(journal)  # (a link or a FIFO: refused before the model changes)
     with contextlib.ExitStack() as stack:
         held, replace, done = HeldSignals(), [], []
@@ -1277,12 +1319,28 @@ def _save_with_journal(save_model, journal, listing):
                 replace.append(stack.enter_context(staged_write(journal, writer, follow=False)))
 
         save_model(hook)
-        done.append(True)  # (the model replaced: a Ctrl-C held from here on came after the save)
-        if replace:
-            replace[0]()
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(journal)
+        done.append(True)  # (the model replaced: a stop held from here on came after the save)
+        try:
+            if replace:
+                replace[0]()
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(journal)
+        except OSError as exc:
+            what = "replacing" if replace else "removing"
+            _warn(on_warning, f"{model_path}: written; {what} its journal failed ({os_error_text(exc, journal)}): "
+                              "the next registration starts the journal anew, not listing the messages the model was "
+                              "written with")
+
+
+def _warn(on_warning, message):
+    """Say ``message`` (a step after a model's replace that failed: the update stands) to
+    ``on_warning``, or as a :class:`~textnb.core.errors.DataWarning` when it is None."""
+    if on_warning is not None:
+        on_warning(message)
+    else:
+        warnings.warn(message, DataWarning, stacklevel=3)
+
 
 def append_journal_line(fd, line, path):
     """Append ``line`` (str, without its line end) to the journal at ``path``, open as

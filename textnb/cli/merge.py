@@ -5,7 +5,7 @@ import sys
 
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import multilabel_model
-from textnb.cli.output import a_kind, flag_words, one_line
+from textnb.cli.output import a_kind, flag_words, one_line, save_model_file
 from textnb.cli.progress import Progress, write_line
 from textnb.core.errors import (CHOSEN_EVENT_MODELS, CHOSEN_PASS_WEIGHTS, CHOSEN_RATIOS, CUT_POINTS, InputError,
                                 SettingsDiffer, TextnbError, short_repr)
@@ -392,7 +392,7 @@ def run(args, out, err):
             warnings.append(f"textnb: warning: {part.path}: its classes differ from {paths[0]}'s "
                             f"(only in {part.path}: {', '.join(only_there) or 'none'}; only in {paths[0]}: "
                             f"{', '.join(only_here) or 'none'}); a class missing from a part counts no documents there")
-    merged.save(args.output)
+    save_model_file(merged, args.output, err)
     for line in warnings:
         write_line(err, line)
     print(one_line(f"merged {len(paths)} models -> {args.output}"), file=out)

@@ -9,7 +9,8 @@ import functools
 import time
 
 from textnb.cli.argtypes import bounded
-from textnb.cli.output import counted, dumps, figure_text, name_column, one_line, print_summary, skipped_line, terms_kind
+from textnb.cli.output import (counted, dumps, figure_text, name_column, one_line, print_summary, save_model_file,
+                               skipped_line, terms_kind)
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, input_name
 from textnb.core.labels import label_names
@@ -228,7 +229,6 @@ def evaluate(args, opts, start, out, err, corpus=None):
 
 def _train(args, opts, start, out, err, corpus=None):
     """:func:`train`'s work."""
-    from textnb.core.model_io import save
     from textnb.core.wrapping import store_max_bytes
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
     from textnb.io.fasttext import store_label_prefix
@@ -257,8 +257,8 @@ def _train(args, opts, start, out, err, corpus=None):
                                  multilabel=_multilabel_params(args), progress=bar, fold_counts=folds)
         finally:
             bar.close()
-        save(store_max_bytes(store_label_prefix(training.model_node(model), getattr(args, "label_prefix", None)),
-                             args.max_bytes), model_path)
+        save_model_file(store_max_bytes(store_label_prefix(training.model_node(model), getattr(args, "label_prefix", None)),
+                                        args.max_bytes), model_path, err)
         n_terms, name = len(terms), model.template.kind  # (the estimator's unfitted base)
         tokenizer = kernel[0]
     else:
@@ -271,8 +271,9 @@ def _train(args, opts, start, out, err, corpus=None):
             vectorizer, model = _model(args, opts, extra)
         X = _count(vectorizer, texts, err)
         _fit(model, X, labels, err, fold_counts=document_fold_counts(vectorizer, texts, X))
-        save(store_max_bytes(store_label_prefix(Pipeline([("vectorizer", vectorizer), ("model", model)]),
-                                                getattr(args, "label_prefix", None)), args.max_bytes), model_path)
+        save_model_file(store_max_bytes(store_label_prefix(Pipeline([("vectorizer", vectorizer), ("model", model)]),
+                                                           getattr(args, "label_prefix", None)), args.max_bytes),
+                        model_path, err)
         n_terms, name = len(vectorizer.vocabulary_), model_name(model._base())
         tokenizer = vectorizer.get_params(deep=False)
     seconds = time.perf_counter() - start

@@ -1,4 +1,5 @@
-"""What every program of the package writes: tab-separated fields and strict JSON.
+"""What every program of the package writes: tab-separated fields and strict JSON; the
+model file of ``train`` and ``merge`` (:func:`save_model_file`).
 
 One helper for each, shared by ``textnb``, ``spamfilter`` and ``topicfilter``, so that a
 file name or a label can never forge columns or lines in any of them, and ``--json``
@@ -7,13 +8,14 @@ never holds the non-JSON tokens ``NaN`` / ``Infinity``. Standard library only (t
 """
 
 import json
+import os
 
 from textnb.cli.streams import cell, one_line, tolerant
 from textnb.core.errors import counted  # (the core's rules, for the messages of every layer)
 from textnb.core.errors import json_values as finite  # (the one JSON rule: textnb serve's too)
 
 __all__ = ["a_kind", "amount", "cell", "counted", "print_summary", "skipped_line", "display_width", "dumps", "explanation_text", "finite",
-           "flag_words", "name_column", "one_line", "proba_text", "terms_text", "tolerant"]
+           "flag_words", "name_column", "one_line", "proba_text", "save_model_file", "terms_text", "tolerant"]
 
 #: how the library's messages name a parameter beside its flag (``class_name / --class``: a
 #: library user passes the one, a user of the command line the other) -> the flag alone,
@@ -228,3 +230,20 @@ def terms_kind(tokenizer):
     elif isinstance(min_df, float) and 0.0 < min_df < 1.0:
         parts.append(f"each in {min_df:.4g} of the training documents or more")
     return f" ({', '.join(parts)})" if parts else ""
+
+
+def save_model_file(model, path, err):
+    """Save ``model`` (a fitted estimator, or a model tree) to the model file ``path`` that
+    ``train`` and ``merge`` write (``-o``): a file there already is replaced as
+    ``spamfilter --train-*`` replaces one (:func:`textnb.apps.filtering.replace_model`: under
+    the locks of the mail filters' registrations when they use it, its journal removed; a
+    failure after the replace is one ``textnb: warning:`` line on ``err``); a new one is
+    saved as it is (the mail filters' module is not imported for it)."""
+    if os.path.lexists(path):
+        from textnb.apps.filtering import replace_model
+        from textnb.cli.progress import write_line
+
+        return replace_model(path, model, on_warning=lambda message: write_line(err, f"textnb: warning: {message}"))
+    from textnb.core.model_io import save
+
+    return model.save(path) if hasattr(model, "save") else save(model, path)

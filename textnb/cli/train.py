@@ -10,11 +10,11 @@ from textnb.cli.argtypes import file_name
 from textnb.cli.argtypes import scheduler as scheduler_address
 from textnb.cli.options import (add_model_and_input_options, input_options, model_options, naming_the_corpus, read_path,
                                 refuse_stdin_twice, scheduler, seed, structure_errors, warn_multilabel)
-from textnb.cli.output import counted, print_summary, skipped_line, terms_kind
+from textnb.cli.output import counted, print_summary, save_model_file, skipped_line, terms_kind
 from textnb.cli.progress import Progress, write_line
 from textnb.core.errors import InputError, StructureError, input_name
 from textnb.core.wrapping import fit_weighted
-from textnb.core.model_io import output_target, refuse_folder, save
+from textnb.core.model_io import output_target, refuse_folder
 
 __all__ = ["add_parser", "run"]
 
@@ -93,7 +93,7 @@ def run(args, out, err):
     if kind == "table":
         _refuse_scheduler(args)  # (a CSV/TSV found to be a table when read)
         with naming_the_corpus(args.path):
-            return _train_table(args, opts, data, start, out)
+            return _train_table(args, opts, data, start, out, err)
     if kind == "multilabel":  # the multi-label options, or a fastText file with several labels on a line
         from textnb.cli.multilabel import train
 
@@ -144,7 +144,7 @@ def run(args, out, err):
     model_path = args.output or default_model_path(args.path)
     from textnb.io.fasttext import store_label_prefix, unlabeled_line
 
-    save(store_label_prefix(fitted, getattr(args, "label_prefix", None)), model_path)  # (a fastText file's)
+    save_model_file(store_label_prefix(fitted, getattr(args, "label_prefix", None)), model_path, err)  # (a fastText file's)
     seconds = time.perf_counter() - start
     summary = {
         "source": corpus.source,
@@ -204,7 +204,7 @@ def _naming(source):
         raise InputError(f"{source}: {exc}") from None
 
 
-def _train_table(args, opts, table, start, out):
+def _train_table(args, opts, table, start, out, err):
     from textnb.io.fasttext import unlabeled_line
     from textnb.io.inputs import check_table_classes, default_model_path
     from textnb.meta.registry import make_table_model, model_name
@@ -215,7 +215,7 @@ def _train_table(args, opts, table, start, out):
     with _naming(table.source), structure_errors(args):
         fit_weighted(model, table.X, table.y, table.sample_weight)  # as each fold of textnb evaluate
     model_path = args.output or default_model_path(args.path)
-    model.save(model_path)
+    save_model_file(model, model_path, err)
     seconds = time.perf_counter() - start
     classes, counts = np.unique(table.y, return_counts=True)
     # in the model's class order (an ARFF header's declared one), as predict, inspect and evaluate

@@ -57,9 +57,9 @@ stays a link). Errors name the path the caller gave, never the temporary file.
 Files are written to a temporary file ``.tmp-<name>.<random>.part`` in the same folder,
 fsync'ed, and moved into place with :func:`os.replace`, so an interrupted save (even
 ``SIGKILL`` or a power cut) leaves the previous file intact; SIGINT, SIGTERM and SIGHUP
-are held from the replace to the end of the save, so a Ctrl-C either leaves the old file
-(and the command says "interrupted") or comes after the new one is in place (and the save
-is reported as done). The writer holds an
+are held from the replace to the end of the save, so a Ctrl-C (a SIGTERM) either leaves
+the old file (and the command says "interrupted") or comes after the new one is in place
+(and the save is reported as done). The writer holds an
 ``flock`` on its temporary file; a temporary file left by a killed writer (unlocked
 and older than a minute) is removed by the next save to the same path. ``load`` only
 ever reads the named file, so stray temporary files never affect it.
@@ -532,7 +532,8 @@ def staged_write(path, write, *, mode=None, follow=True):
     file next to ``path`` (synced, its mode and owner set as ``atomic_write`` sets them);
     the block gets ``replace(hook=None)``, which calls ``hook(stat_result)`` of the
     temporary file (when given), then moves it into place. A block left without calling
-    it (or by an exception) removes the temporary file: ``path`` is as it was. Lets two
+    it, by an exception, or after a replace that failed (its OSError, naming ``path``, taken
+    by the block) removes the temporary file: ``path`` is as it was. Lets two
     files change together: the second one's temporary file written before the first is
     replaced (a failure to write it, a full disk, then changes neither). Errors as
     :func:`atomic_write`'s (``follow=False``: a symbolic link at ``path`` is refused).
@@ -564,7 +565,10 @@ def staged_write(path, write, *, mode=None, follow=True):
                 raise
             ours = True
         held.hold()  # from here the save completes: an interrupt waits for its end
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:  # (named as the caller's path also when the block takes the error)
+            raise OSError(exc.errno, exc.strerror, user_path) from None
         replaced = True
 
     try:
@@ -592,9 +596,10 @@ def staged_write(path, write, *, mode=None, follow=True):
             # which would otherwise be reported as standard output's (os_error_text)
             raise OSError(exc.errno, exc.strerror, user_path) from None
         raise
-    if not replaced:  # (the block chose not to replace it)
+    if not replaced:  # (the block chose not to replace it, or took its replace's error)
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        held.release(saved=False)  # (the old file is in place: a held signal acts now)
         return
     try:  # make the rename durable
         dfd = os.open(folder, os.O_RDONLY)
