@@ -52,9 +52,9 @@ import numpy as np
 from textnb.core.errors import (DataWarning, InputError, ModelFileError, TextnbError, check_input, input_name,
                                 lone_surrogate, missing_reason, not_a_folder, os_error_text)
 from textnb.core.labels import label_names
-from textnb.core.model_io import (atomic_write, before_replace, cannot_write_in, is_temporary_name, load, model_class,
-                                  new_file_mode, output_target, refuse_folder, refuse_input_as_output, save,
-                                  staged_write)
+from textnb.core.model_io import (JOURNAL_SUFFIX, LOCK_SUFFIX, atomic_write, before_replace, cannot_write_in,
+                                  is_temporary_name, load, model_class, new_file_mode, output_target, refuse_folder,
+                                  refuse_input_as_output, registrations_use, save, side_files_base, staged_write)
 from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
 from textnb.io import mail
@@ -435,11 +435,13 @@ class SpamFilter(StreamClassifier):
 
 
 # -- model updates under a lock -----------------------------------------------------
-#: The endings of the files kept beside a model file ``<model>``: its lock file
-#: (:func:`model_lock`), the daemon's journal (:func:`journal_path`), whose lock is
-#: ``<model>.learned.lock``; and the prefix of the temporary copy of the served model that
-#: starts a user's model (:func:`textnb.apps.spamd._copy_model`). See :func:`side_file`.
-LOCK_SUFFIX, JOURNAL_SUFFIX, COPY_PREFIX = ".lock", ".learned", ".tnb"
+#: The files kept beside a model file ``<model>`` end in :data:`LOCK_SUFFIX`, its lock file
+#: (:func:`model_lock`), and :data:`JOURNAL_SUFFIX`, the daemon's journal
+#: (:func:`journal_path`), whose lock is ``<model>.learned.lock`` (both of
+#: :mod:`textnb.core.model_io`, which ``textnb train -o`` asks); this is the prefix of the
+#: temporary copy of the served model that starts a user's model
+#: (:func:`textnb.apps.spamd._copy_model`). See :func:`side_file`.
+COPY_PREFIX = ".tnb"
 
 
 @contextlib.contextmanager
@@ -455,7 +457,7 @@ def model_lock(model_path, *, follow=True):
     path = os.fspath(model_path)
     if follow:
         refuse_folder(path)  # (no lock file left beside a folder given as the model)
-    lock_path = (_beside(path) if follow else path) + LOCK_SUFFIX
+    lock_path = (side_files_base(path) if follow else path) + LOCK_SUFFIX
     flags = os.O_RDWR | os.O_CREAT | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
     try:
         fd = os.open(lock_path, flags, 0o644)
@@ -770,8 +772,7 @@ def replace_model(model_path, model, *, on_warning=None):
     replaced may still write its update of the old model over the new one. (Until session 51
     neither lock was taken: a registration's update of the old model could replace the new
     one.)"""
-    beside = _beside(model_path)
-    if not any(os.path.lexists(beside + suffix) for suffix in (LOCK_SUFFIX, JOURNAL_SUFFIX)):
+    if not registrations_use(model_path):
         return _save_model(model, model_path)
     with _locked(model_path) as journal:
         if journal is None:  # (a lock file, no journal: nothing to remove with the replace)
@@ -811,18 +812,7 @@ def journal_path(model_path):
     learned and forgot, :mod:`textnb.apps.spamd`): next to the real model file
     (:func:`_beside`: named by the user's path, as errors name it, unless that is a
     symbolic link). A model trained anew (:func:`train_model`) starts without one."""
-    return _beside(model_path) + JOURNAL_SUFFIX
-
-
-def _beside(model_path):
-    """The path of the model file ``model_path`` that the files kept beside it (its journal
-    and lock files) are named after: ``model_path`` as given, which names the same
-    folder as its real path does (the system resolves a linked folder and a ``..`` as
-    :func:`os.path.realpath` does), or, when it is a symbolic link, the real file's path.
-    Errors then name the path the user gave (a full disk said
-    ``/real/folder/m.tnb.learned: No space left on device`` of ``-m m.tnb``)."""
-    path = os.fspath(model_path)
-    return os.path.realpath(path) if os.path.islink(path) else path
+    return side_files_base(model_path) + JOURNAL_SUFFIX
 
 
 def side_file(name):

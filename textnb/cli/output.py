@@ -8,7 +8,6 @@ never holds the non-JSON tokens ``NaN`` / ``Infinity``. Standard library only (t
 """
 
 import json
-import os
 
 from textnb.cli.streams import cell, one_line, tolerant
 from textnb.core.errors import counted  # (the core's rules, for the messages of every layer)
@@ -238,12 +237,14 @@ def save_model_file(model, path, err):
     ``spamfilter --train-*`` replaces one (:func:`textnb.apps.filtering.replace_model`: under
     the locks of the mail filters' registrations when they use it, its journal removed; a
     failure after the replace is one ``textnb: warning:`` line on ``err``); a new one is
-    saved as it is (the mail filters' module is not imported for it)."""
-    if os.path.lexists(path):
+    saved as it is (the mail filters' module is not imported for it, nor for a file no
+    registration uses: :func:`~textnb.core.model_io.registrations_use`)."""
+    from textnb.core.model_io import registrations_use, save
+
+    if registrations_use(path):
         from textnb.apps.filtering import replace_model
         from textnb.cli.progress import write_line
 
         return replace_model(path, model, on_warning=lambda message: write_line(err, f"textnb: warning: {message}"))
-    from textnb.core.model_io import save
 
     return model.save(path) if hasattr(model, "save") else save(model, path)

@@ -97,7 +97,8 @@ from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.regular import NotRegularFile, folders_above, open_regular
 from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "before_replace", "staged_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "remove_stale_files", "try_lock", "looks_like_model", "new_file_mode", "cannot_write_in", "is_temporary_name", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "before_replace", "staged_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "remove_stale_files", "try_lock", "looks_like_model", "new_file_mode", "cannot_write_in", "is_temporary_name", "LOCK_SUFFIX", "JOURNAL_SUFFIX", "side_files_base",
+           "registrations_use", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 #: The first 4 bytes of a fastText model file (``.bin``, ``.ftz``): its int32 magic number
@@ -170,6 +171,30 @@ TEMP_PREFIX, TEMP_SUFFIX, PROBE_PREFIX = ".tmp-", ".part", ".textnb-probe-"
 
 def _temp_prefix(path):
     return TEMP_PREFIX + os.path.basename(path)[:100] + "."
+
+
+#: The endings of the files the mail filters keep beside a model file they update
+#: (:mod:`textnb.apps.filtering`): its lock file and its journal of registrations.
+LOCK_SUFFIX, JOURNAL_SUFFIX = ".lock", ".learned"
+
+
+def side_files_base(model_path):
+    """The path of the model file ``model_path`` that the files kept beside it (its journal
+    and lock files) are named after: ``model_path`` as given, which names the same
+    folder as its real path does (the system resolves a linked folder and a ``..`` as
+    :func:`os.path.realpath` does), or, when it is a symbolic link, the real file's path.
+    Errors then name the path the user gave (a full disk said
+    ``/real/folder/m.tnb.learned: No space left on device`` of ``-m m.tnb``)."""
+    path = os.fspath(model_path)
+    return os.path.realpath(path) if os.path.islink(path) else path
+
+
+def registrations_use(model_path):
+    """Whether the mail filters' registrations use the model file ``model_path``: its lock
+    file or its journal is beside it (two ``lstat`` calls: ``textnb train -o`` and ``merge
+    -o`` ask before they replace a model, and import the mail filters only then)."""
+    base = side_files_base(model_path)
+    return any(os.path.lexists(base + suffix) for suffix in (LOCK_SUFFIX, JOURNAL_SUFFIX))
 
 
 def is_temporary_name(name):
