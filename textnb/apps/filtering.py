@@ -356,10 +356,11 @@ def _document_text(model, data, max_bytes):
     byte in its first 8 KiB, which ``textnb predict`` skips as a file) is decoded all the
     same: a mail filter gives every message a verdict."""
     from textnb.io.corpus import decode_bytes, document_text, model_max_bytes
+    from textnb.io.files import document_head
 
     limit = min(max_bytes, model_max_bytes(model))
     text = document_text(data, limit)
-    return text if text is not None else decode_bytes(bytes(data[:limit]), len(data) >= limit, limit)
+    return text if text is not None else decode_bytes(*document_head(data, limit), limit)
 
 
 def _check_spam_model(model, path):

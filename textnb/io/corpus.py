@@ -47,7 +47,7 @@ from pathlib import Path
 
 from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenAsData, NotATextCorpus, RowError, check_input,
                                  counted, empty_input, input_name, missing_input, missing_reason, short_repr)
-from textnb.io.files import (BOM, DEFAULT_LABEL_PREFIX, MAILBOX_STARTS, MAILDIR_PARTS, PipeReader, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
+from textnb.io.files import (BOM, DEFAULT_LABEL_PREFIX, MAILBOX_STARTS, MAILDIR_PARTS, PipeReader, Prefixed, cut_text, decode_cut, document_head, file_identity, first_bytes, folder_files,
                              is_maildir, is_named_pipe, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device,
                              read_rest, spill_input, spill_stream, SpilledInput)
 from textnb.io.jsonlines import (JSON_LINES_EXTENSIONS, check_json_cells, head_of, is_json_lines, is_listed,
@@ -311,11 +311,18 @@ def model_max_bytes(model, max_bytes=None):
 
 def read_bytes(path, max_bytes=MAX_DOCUMENT_BYTES):
     """The first ``max_bytes`` bytes of the regular file at ``path``
-    (:func:`textnb.io.files.read_regular_file`).
+    (:func:`textnb.io.files.read_regular_file`), a UTF-8 byte-order mark besides when it starts
+    with one (:func:`textnb.io.files.document_head`: not text).
 
     Raises InputError (one line naming the file) when it cannot be read.
     """
-    return read_regular_file(path, max_bytes)
+    return document_head(read_regular_file(path, _head_read(max_bytes)), max_bytes)[0]
+
+
+def _head_read(max_bytes):
+    """The bytes to read of a document for :func:`textnb.io.files.document_head` of
+    ``max_bytes`` (None: all): ``max_bytes`` and a byte-order mark's 3."""
+    return None if max_bytes is None else max_bytes + len(BOM)
 
 
 MAX_LIST_BYTES = 64 * 1024 * 1024
@@ -420,11 +427,12 @@ def document_text(data, max_bytes=MAX_DOCUMENT_BYTES):
     """The text of a document given as bytes, as textnb reads a document file (``textnb
     train`` and ``predict``, :func:`read_document`; the filters for a model of plain
     documents): its first ``max_bytes`` bytes decoded by :func:`decode_bytes`, the text cut
-    at ``max_bytes`` UTF-8 bytes, or None when they look binary (:func:`is_binary`)."""
-    data = bytes(data[:max_bytes])
+    at ``max_bytes`` UTF-8 bytes, or None when they look binary (:func:`is_binary`). A leading
+    UTF-8 byte-order mark is not counted (:func:`textnb.io.files.document_head`)."""
+    data, cut = document_head(data, max_bytes)
     if is_binary(data):
         return None
-    return decode_bytes(data, len(data) >= max_bytes, max_bytes)
+    return decode_bytes(data, cut, max_bytes)
 
 
 def _hidden(name):
@@ -1798,7 +1806,7 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
         messages = split(source, data, pipe) if split is not None and splits else None
         if messages is None:
             if pipe:  # a pipe of one document: its first max_bytes (the rest is not read)
-                data = first_bytes(data, pipe, max_bytes)
+                data = first_bytes(data, pipe, _head_read(max_bytes))
             text = text_of(data)
             yield source, text, None if text is not None else (reason() if reason else _binary_reason(data))
             return
@@ -1812,7 +1820,7 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
     for p in paths:
         refuse_device(p)  # (/dev/zero, a terminal: refused by name, as by every reader)
         if p == "-":
-            yield from documents(input_name(p), stdin_stream(stdin).read(max_bytes), splits=False)
+            yield from documents(input_name(p), stdin_stream(stdin).read(_head_read(max_bytes)), splits=False)
         elif _named_stream(p):  # read once, as it comes (an mbox in it split as it comes: nothing lost past a cap)
             try:
                 with _open_stream(p) as f:
@@ -2094,12 +2102,13 @@ def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True, split=None, s
             if messages is not None:
                 return messages
     elif isinstance(doc, (bytes, bytearray)):
-        data = bytes(doc[:max_bytes])
+        data = doc
     else:
         raise TypeError(f"a document must be str, bytes or pathlib.Path; got {type(doc).__name__}")
+    data, cut = document_head(data, max_bytes)  # (a byte-order mark not counted: not text)
     if is_binary(data):
         return None
-    return data if data.isascii() or not decode else decode_bytes(data, len(data) >= max_bytes, max_bytes)
+    return data if data.isascii() or not decode else decode_bytes(data, cut, max_bytes)
 
 
 def document_texts(docs, split, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
