@@ -265,3 +265,49 @@ def test_a_file_with_a_byte_order_mark_is_cut_where_its_text_is_cut_as_a_row_or_
     rc, out, err = run_topicfilter(["-m", model, "-o", tmp_path / "routed", "--uncalibrated", doc])
     assert rc == 0, err
     assert float(out.split("\t")[2]) == pytest.approx(1 / (1 + np.exp(-odds)), abs=1e-3)
+
+
+def test_a_vectorizers_own_encoding_cuts_a_file_where_its_text_is_cut_as_a_str_on_every_path(tmp_path):
+    """A file decoded with a Vectorizer's own ``encoding`` is cut at ``max_bytes`` UTF-8
+    bytes of its text, as every other document is: the Windows-1251 files' 14 bytes hold
+    ``жжжжж abcdef x``, cut to the ``жжжжж abc`` of the same text as a str (*was*: the
+    vectorizer got the file's first 14 bytes, so the files learnt ``abcdef`` and the str
+    ``abc``), on every path (*was*: ``spamfilter --batch`` decoded the file by the UTF-8 /
+    Windows-1252 guess, other terms); a Shift-JIS file cut inside a character loses that
+    character, as a UTF-8 one does (*was*: UnicodeDecodeError)."""
+    from textnb import MultinomialNB, TextClassifier, Vectorizer
+
+    cyrillic = {"spam": "жжжжж abcdef xyzw", "ham": "ззззз ghijkl mnop"}
+    labels = list(cyrillic)
+    paths = []
+    for label, text in cyrillic.items():
+        paths.append(tmp_path / f"{label}.txt")
+        paths[-1].write_bytes(text.encode("cp1251"))
+
+    def fitted(docs, encoding="cp1251", max_bytes=14):
+        return TextClassifier(vectorizer=Vectorizer(encoding=encoding), model=MultinomialNB(),
+                              max_bytes=max_bytes).fit(docs, labels)
+
+    files, strings = fitted(paths), fitted(list(cyrillic.values()))
+    assert sorted(files.vectorizer_.vocabulary_) == sorted(strings.vectorizer_.vocabulary_) == \
+        ["abc", "ghi", "жжжжж", "ззззз"]
+    spam = list(files.classes_).index("spam")
+    odds = strings.predict_log_odds([cyrillic["spam"]])[0][spam]
+    assert odds == pytest.approx(2 * np.log(2))
+    for given in (paths[0], paths[0].read_bytes(), cyrillic["spam"]):
+        assert files.predict_log_odds([given])[0][spam] == pytest.approx(odds)
+    files.save(tmp_path / "m.tnb")
+    rc, out, err = cli("predict", tmp_path / "m.tnb", paths[0], "--json", "--proba")
+    assert rc == 0, err
+    assert json.loads(out)["log_odds"]["spam"] == pytest.approx(odds)
+    rc, out, err = run_topicfilter(["-m", tmp_path / "m.tnb", "-o", tmp_path / "routed", "--uncalibrated", paths[0]])
+    assert rc == 0, err
+    assert float(out.split("\t")[2]) == pytest.approx(1 / (1 + np.exp(-odds)), abs=1e-3)
+    rc, out, err = run_spamfilter(["-m", tmp_path / "m.tnb", "--batch", paths[0]])  # (a model of plain documents)
+    assert rc == 0, err
+    assert float(out.split("\t")[2]) == pytest.approx(odds)
+    japanese = ["日本語 テキスト文書", "英語 テキスト文書"]  # (Shift-JIS: 2 bytes a character; 14 cut ト, 文 in two)
+    for path, text in zip(paths, japanese):
+        path.write_bytes(text.encode("shift_jis"))
+    assert sorted(fitted(paths, "shift_jis").vectorizer_.vocabulary_) == \
+        sorted(fitted(japanese, "shift_jis").vectorizer_.vocabulary_) == sorted(["日本語", "英語", "テキ"])

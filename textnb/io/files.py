@@ -566,18 +566,23 @@ def document_head(data, max_bytes):
     return bytes(data[:limit]), len(data) >= limit
 
 
-def decode_cut(data, encoding, cut):
-    """``data.decode(encoding)``; ``cut``: ``data`` was cut at a byte limit (``max_bytes``),
-    which may split a multi-byte character at its end: that character is left out and the
-    rest decoded (not the whole text refused for one broken character at the cut).
-    Raises UnicodeDecodeError as ``bytes.decode`` does otherwise. The one rule of the
-    document reader (:func:`textnb.io.corpus.decode_bytes`) and the mail reader
-    (:func:`textnb.io.mailread.decode_bytes`)."""
+#: what ``bytes.decode`` calls a multi-byte character cut short at the end of its bytes
+#: (UTF-8; Shift-JIS, GB18030 and the other CJK codecs; UTF-16 and UTF-32)
+_CUT_SHORT = frozenset({"unexpected end of data", "incomplete multibyte sequence", "truncated data"})
+
+
+def decode_cut(data, encoding, cut, errors="strict"):
+    """``data.decode(encoding, errors)``; ``cut``: ``data`` was cut at a byte limit
+    (``max_bytes``), which may split a multi-byte character at its end: that character is
+    left out and the rest decoded (not the whole text refused for one broken character at
+    the cut). Raises UnicodeDecodeError as ``bytes.decode`` does otherwise. The one rule of
+    the document reader (:func:`textnb.io.corpus.decode_bytes`, a Vectorizer's own encoding
+    too) and the mail reader (:func:`textnb.io.mailread.decode_bytes`)."""
     try:
-        return data.decode(encoding)
+        return data.decode(encoding, errors)
     except UnicodeDecodeError as exc:
-        if cut and exc.end == len(data) and exc.reason == "unexpected end of data":
-            return data[:exc.start].decode(encoding)
+        if cut and exc.end == len(data) and exc.reason in _CUT_SHORT:
+            return data[:exc.start].decode(encoding, errors)
         raise
 
 
