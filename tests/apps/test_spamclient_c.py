@@ -418,7 +418,11 @@ def test_a_file_size_limit_is_the_same_error_line_on_both_clients(spamfilter_c, 
     """Under ``ulimit -f`` (a file size limit) the compiled client was killed by SIGXFSZ
     writing ``-p``'s message: exit 153, the output cut, nothing on stderr; the Python client
     (Python ignores SIGXFSZ at start-up) said ``spamfilter: i/o: File too large``, exit 3.
-    The compiled client ignores it too: the same line, exit status and bytes written."""
+    The compiled client ignores it too: the same line, exit status and bytes written. The
+    line is the cold command's (``spamfilter -m MODEL -p``, no daemon), ``stdout: File too
+    large``, and so on a full disk (``> /dev/full``): a write that finds no room is standard
+    output's on every path (:func:`textnb.core.signals.os_error_text`; *was*: both clients
+    said ``i/o: ...``, the cold command ``stdout: ...``)."""
     import resource
 
     limit = 20 * 1024
@@ -428,18 +432,27 @@ def test_a_file_size_limit_is_the_same_error_line_on_both_clients(spamfilter_c, 
 
     sock = sock_dir / "s"
     msg = b"Subject: hi\n\n" + b"".join(b"filler line of text %d\n" % i for i in range(3000))  # (70 kB)
-    results = []
+    script = [sys.executable, "-S", str(REPO / "scripts" / "spamfilter")]
+    paths = ([str(spamfilter_c), "--socket", str(sock)], [*script, "--socket", str(sock)], [*script, "-m", str(spam_model)])
+    results, full = [], []
+    quiet = env(PYTHONDONTWRITEBYTECODE="1")  # (a .pyc written under the limit is cut: every later import fails)
     with Server(spam_model, socket_path=sock):
-        for n, argv in enumerate(([str(spamfilter_c)], [sys.executable, "-S", str(REPO / "scripts" / "spamfilter")])):
+        for n, argv in enumerate(paths):
             out = tmp_path / f"out{n}"
             with open(out, "wb") as f:
-                r = subprocess.run([*argv, "--socket", str(sock), "-p"], input=msg, stdout=f, stderr=subprocess.PIPE,
-                                   env=env(), preexec_fn=small_files, timeout=120)
+                r = subprocess.run([*argv, "-p"], input=msg, stdout=f, stderr=subprocess.PIPE, env=quiet,
+                                   preexec_fn=small_files, timeout=120)
             results.append((r.returncode, r.stderr, out.read_bytes()))
+            if os.path.exists("/dev/full"):
+                with open("/dev/full", "wb") as f:
+                    r = subprocess.run([*argv, "-p"], input=msg, stdout=f, stderr=subprocess.PIPE, env=quiet, timeout=120)
+                full.append((r.returncode, r.stderr))
     assert results[0] == results[1]
     code, err, written = results[0]
-    assert (code, err, len(written)) == (3, b"spamfilter: i/o: File too large\n", limit)  # (written up to the limit)
+    assert (code, err, len(written)) == (3, b"spamfilter: stdout: File too large\n", limit)  # (written up to the limit)
     assert written.startswith(b"X-TextNB-") or b"\nX-TextNB-" in written  # (the verdict's copy, cut)
+    assert results[2][:2] == (3, b"spamfilter: stdout: File too large\n") and len(results[2][2]) == limit
+    assert full in ([], [(3, b"spamfilter: stdout: No space left on device\n")] * 3)
 
 
 def test_build_errors_are_one_line_and_leave_nothing(tmp_path):

@@ -218,3 +218,96 @@ def test_the_short_text_rule_reads_no_file_of_a_corpus_of_long_files(tmp_path, m
         p.write_bytes(b"w " * 100)
     assert default_vectorizer(paths)[0] == {}
     assert read and all(p.stat().st_size < 500 for p in read)
+
+
+#: UTF-8 texts whose first 14 bytes hold two words each ("abcdef ghijk l": ``abcdef``, ``ghijk``)
+BOMMED = {"spam": "abcdef ghijk lmnop", "ham": "qrstuv wxyzab cdefg"}
+
+
+def test_a_file_with_a_byte_order_mark_is_cut_where_its_text_is_cut_as_a_row_or_a_str_on_every_path(tmp_path):
+    """A UTF-8 byte-order mark is not text: a file that starts with one is cut at 14 bytes of
+    its text, as the same text given as a TSV / JSON Lines row or a str (*was*: the mark's 3
+    bytes were counted, so the file kept ``abcdef ghij`` and the row ``abcdef ghijk l``)."""
+    from textnb.io.corpus import read_document, text_bytes, to_text
+
+    for label, text in BOMMED.items():
+        (tmp_path / "folder" / label).mkdir(parents=True)
+        (tmp_path / "folder" / label / "1.txt").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    (tmp_path / "c.tsv").write_text("label\ttext\n" + "".join(f"{k}\t{v}\n" for k, v in BOMMED.items()), encoding="utf-8")
+    (tmp_path / "c.jsonl").write_text("".join(json.dumps({"label": k, "text": v}) + "\n" for k, v in BOMMED.items()),
+                                      encoding="utf-8")
+    sources = [tmp_path / "folder", tmp_path / "c.tsv", tmp_path / "c.jsonl"]
+    vocabularies = []
+    for source in sources:
+        model = tmp_path / f"{source.name}.tnb"
+        rc, _, err = cli("train", source, "--max-bytes", "14", "--model", "multinomial", "-o", model)
+        assert rc == 0, err
+        vocabularies.append(sorted(textnb.load(model).vectorizer_.vocabulary_))
+    lib = textnb.TextClassifier(max_bytes=14, model=textnb.MultinomialNB()).fit(list(BOMMED.values()), list(BOMMED))
+    assert vocabularies == [sorted(lib.vectorizer_.vocabulary_)] * 3 == [["abcdef", "ghijk", "qrstuv", "wxyzab"]] * 3
+    doc = tmp_path / "folder" / "spam" / "1.txt"
+    assert to_text(doc, 14) == to_text(doc.read_bytes(), 14) == read_document(doc, 14) == to_text(BOMMED["spam"], 14)
+    assert text_bytes(doc, 14) == text_bytes(doc.read_bytes(), 14) == 14
+    model = tmp_path / "folder.tnb"
+    rc, out, err = cli("predict", model, doc, "--json", "--proba")
+    assert rc == 0, err
+    odds = json.loads(out)["log_odds"]["spam"]
+    assert odds == pytest.approx(2 * np.log(2))  # (abcdef and ghijk: each twice as likely in spam)
+    rc, out, err = cli("predict", model, "-", "--json", "--proba", stdin=doc.read_bytes())
+    assert rc == 0, err
+    assert json.loads(out)["log_odds"]["spam"] == pytest.approx(odds)
+    loaded = textnb.load(model)
+    for given in (doc, doc.read_bytes(), BOMMED["spam"]):
+        assert loaded.predict_log_odds([given])[0][list(loaded.classes_).index("spam")] == pytest.approx(odds)
+    rc, out, err = run_spamfilter(["-m", model, "--batch", doc])  # (a model of plain documents: predict's text)
+    assert rc == 0, err
+    assert float(out.split("\t")[2]) == pytest.approx(odds)
+    rc, out, err = run_topicfilter(["-m", model, "-o", tmp_path / "routed", "--uncalibrated", doc])
+    assert rc == 0, err
+    assert float(out.split("\t")[2]) == pytest.approx(1 / (1 + np.exp(-odds)), abs=1e-3)
+
+
+def test_a_vectorizers_own_encoding_cuts_a_file_where_its_text_is_cut_as_a_str_on_every_path(tmp_path):
+    """A file decoded with a Vectorizer's own ``encoding`` is cut at ``max_bytes`` UTF-8
+    bytes of its text, as every other document is: the Windows-1251 files' 14 bytes hold
+    ``жжжжж abcdef x``, cut to the ``жжжжж abc`` of the same text as a str (*was*: the
+    vectorizer got the file's first 14 bytes, so the files learnt ``abcdef`` and the str
+    ``abc``), on every path (*was*: ``spamfilter --batch`` decoded the file by the UTF-8 /
+    Windows-1252 guess, other terms); a Shift-JIS file cut inside a character loses that
+    character, as a UTF-8 one does (*was*: UnicodeDecodeError)."""
+    from textnb import MultinomialNB, TextClassifier, Vectorizer
+
+    cyrillic = {"spam": "жжжжж abcdef xyzw", "ham": "ззззз ghijkl mnop"}
+    labels = list(cyrillic)
+    paths = []
+    for label, text in cyrillic.items():
+        paths.append(tmp_path / f"{label}.txt")
+        paths[-1].write_bytes(text.encode("cp1251"))
+
+    def fitted(docs, encoding="cp1251", max_bytes=14):
+        return TextClassifier(vectorizer=Vectorizer(encoding=encoding), model=MultinomialNB(),
+                              max_bytes=max_bytes).fit(docs, labels)
+
+    files, strings = fitted(paths), fitted(list(cyrillic.values()))
+    assert sorted(files.vectorizer_.vocabulary_) == sorted(strings.vectorizer_.vocabulary_) == \
+        ["abc", "ghi", "жжжжж", "ззззз"]
+    spam = list(files.classes_).index("spam")
+    odds = strings.predict_log_odds([cyrillic["spam"]])[0][spam]
+    assert odds == pytest.approx(2 * np.log(2))
+    for given in (paths[0], paths[0].read_bytes(), cyrillic["spam"]):
+        assert files.predict_log_odds([given])[0][spam] == pytest.approx(odds)
+    files.save(tmp_path / "m.tnb")
+    rc, out, err = cli("predict", tmp_path / "m.tnb", paths[0], "--json", "--proba")
+    assert rc == 0, err
+    assert json.loads(out)["log_odds"]["spam"] == pytest.approx(odds)
+    rc, out, err = run_topicfilter(["-m", tmp_path / "m.tnb", "-o", tmp_path / "routed", "--uncalibrated", paths[0]])
+    assert rc == 0, err
+    assert float(out.split("\t")[2]) == pytest.approx(1 / (1 + np.exp(-odds)), abs=1e-3)
+    rc, out, err = run_spamfilter(["-m", tmp_path / "m.tnb", "--batch", paths[0]])  # (a model of plain documents)
+    assert rc == 0, err
+    assert float(out.split("\t")[2]) == pytest.approx(odds)
+    japanese = ["日本語 テキスト文書", "英語 テキスト文書"]  # (Shift-JIS: 2 bytes a character; 14 cut ト, 文 in two)
+    for path, text in zip(paths, japanese):
+        path.write_bytes(text.encode("shift_jis"))
+    assert sorted(fitted(paths, "shift_jis").vectorizer_.vocabulary_) == \
+        sorted(fitted(japanese, "shift_jis").vectorizer_.vocabulary_) == sorted(["日本語", "英語", "テキ"])

@@ -410,6 +410,37 @@ def test_read_structure_errors(tmp_path):
         read_structure(tmp_path / "missing.json")
 
 
+@pytest.mark.parametrize("structure, field", [
+    ('{"parents": {}, "class": "\\ud800"}', "class"),
+    ('{"parents": {"a": ["b", "x\\udfff"]}}', "parents"),
+    ('{"parents": {"\\ud800": []}}', "parents"),
+])
+def test_a_lone_surrogate_in_a_structure_file_is_refused_as_every_reader_refuses_it(tmp_path, structure, field):
+    """A JSON ``\\ud800`` escape without its pair in a ``--structure`` file is refused in the
+    words of every reader of text (a JSON Lines row's: :func:`~textnb.core.errors.not_text`),
+    naming the file and its field, one line, exit 1, no model written (*was*: read, and a class
+    node named ``'\\ud800'`` written into the model file; the other names by chance refused as
+    unknown nodes)."""
+    import io
+    import re
+
+    from textnb.cli.commands import main
+
+    path = tmp_path / "s.json"
+    path.write_text(structure + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=rf"^{re.escape(str(path))}: field '{field}': '\\ud[89a-f][0-9a-f]{{2}}' at "
+                                         r"character \d+ is a lone surrogate, not text \(JSON's"):
+        read_structure(path)
+    data = tmp_path / "t.csv"
+    data.write_text("a,b,class\nx,y,p\nx,z,q\ny,y,p\ny,z,q\n", encoding="utf-8")
+    for cmd in (["train", data, "-o", tmp_path / "m.tnb"], ["evaluate", data, "--cv", "2"]):
+        out, err = io.StringIO(), io.StringIO()
+        rc = main([str(a) for a in (*cmd, "--class", "class", "--model", "bn", "--structure", path)], stdout=out, stderr=err)
+        assert rc == 1 and err.getvalue().startswith(f"textnb: error: {path}: field '{field}': ") \
+            and "lone surrogate, not text" in err.getvalue() and err.getvalue().count("\n") == 1, err.getvalue()
+    assert not (tmp_path / "m.tnb").exists()
+
+
 # ------------------------------------------------------------------------------
 # model files and pictures
 

@@ -355,12 +355,24 @@ def mail_features(model, data, max_bytes=mail.DEFAULT_MAX_BYTES):
 def _document_text(model, data, max_bytes):
     """:func:`_features` of a model of plain documents. A message that looks binary (a NUL
     byte in its first 8 KiB, which ``textnb predict`` skips as a file) is decoded all the
-    same: a mail filter gives every message a verdict."""
+    same: a mail filter gives every message a verdict. A model whose vectorizer was given
+    its own encoding reads the message in it, as ``predict`` reads a file; a message that
+    does not decode in it (``decode_error='strict'``) is read by the guess, for the same
+    reason."""
     from textnb.io.corpus import decode_bytes, document_text, model_max_bytes
+    from textnb.io.files import document_head
+    from textnb.text.tokenize import model_decoding
+
+    def text(decode):
+        read = document_text(data, limit, decode)
+        return read if read is not None else decode_bytes(*document_head(data, limit), limit,
+                                                          None if decode is True else decode)
 
     limit = min(max_bytes, model_max_bytes(model))
-    text = document_text(data, limit)
-    return text if text is not None else decode_bytes(bytes(data[:limit]), len(data) >= limit, limit)
+    try:
+        return text(model_decoding(model))
+    except UnicodeDecodeError:
+        return text(True)  # (the guess never fails)
 
 
 def _check_spam_model(model, path):
@@ -1680,11 +1692,11 @@ def _plain_text(doc, model, limit, source=None):
     (named ``source``), as ``textnb predict`` reads it, cut at ``limit`` bytes
     (:func:`textnb.io.corpus.model_max_bytes`, where textnb predict cuts it)."""
     from textnb.io.corpus import binary_document, binary_message, to_text
-    from textnb.text.tokenize import decodes_documents
+    from textnb.text.tokenize import model_decoding
 
     # (a vectorizer with its own encoding decodes the bytes, as the library's predict of a Path)
     doc = Path(doc) if not isinstance(doc, (bytes, bytearray)) else bytes(doc)
-    text = to_text(doc, limit, not decodes_documents(model))
+    text = to_text(doc, limit, model_decoding(model))
     if text is None:  # (the library's line for it, which calls a UTF-16 text so, with the fix: it was "binary")
         if isinstance(doc, bytes):
             raise InputError(binary_message(source, doc[:8192], "a text document"))

@@ -306,7 +306,7 @@ static void install_handlers(void)
         sigaction(stops[i], &sa, NULL);
     }
     signal(SIGPIPE, SIG_IGN); /* a closed reader is an error to report, as in Python */
-    /* a file size limit (ulimit -f) too: "i/o: File too large" (EFBIG), exit 3, -p's message written up to
+    /* a file size limit (ulimit -f) too: "stdout: File too large" (EFBIG), exit 3, -p's message written up to
        it, as Python, which ignores SIGXFSZ at start-up (the signal killed this program: exit 153, nothing said) */
     signal(SIGXFSZ, SIG_IGN);
 }
@@ -398,6 +398,18 @@ static enum failure read_head(struct buffer *b, long long max)
     return OK;
 }
 
+/* Whether errno says a write found no room: a full disk, a quota, a file size limit (ulimit -f). Such a
+   failure is standard output's ("stdout: File too large"), as the Python programs say it
+   (textnb.core.signals.os_error_text); any other is "i/o: ..." */
+static int no_room(int err)
+{
+#ifdef EDQUOT
+    if (err == EDQUOT)
+        return 1;
+#endif
+    return err == ENOSPC || err == EFBIG;
+}
+
 static enum failure write_all(const char *data, size_t len)
 {
     if (stdout_closed && len) {
@@ -412,7 +424,7 @@ static enum failure write_all(const char *data, size_t len)
         if (w > 0)
             data += w, len -= (size_t)w;
         else if (w < 0 && errno != EINTR) {
-            say("i/o: %s", strerror(errno));
+            say("%s: %s", no_room(errno) ? "stdout" : "i/o", strerror(errno));
             return FAIL_ERROR;
         }
     }

@@ -34,7 +34,8 @@ import sys
 import time
 
 from textnb.apps.protocol import head_length_possible, parse_spam_reply, spam_request
-from textnb.core.signals import Terminated, ignore_stop_signals, stop_on_signals, stops_blocked, stops_unmasked  # (Terminated: a public name here too)
+from textnb.core.signals import (Terminated, ignore_stop_signals, os_error_text, stop_on_signals, stops_blocked,  # (Terminated: a public name here too)
+                                 stops_unmasked)
 
 try:  # the C module that os wraps: importing os (posixpath, stat, collections.abc) costs a client ~2 ms
     import posix as _os
@@ -571,7 +572,7 @@ def client_main(argv, *, stdin, stdout, stderr):
         except Terminated as exc:
             _say(stderr, str(exc))
         except OSError as exc:
-            _say(stderr, f"{getattr(exc, 'filename', None) or 'i/o'}: {exc.strerror or exc}")
+            _say(stderr, os_error_text(exc))  # (a write that found no room: stdout's, as the cold command says)
         code = EXIT_ERROR
     except KeyboardInterrupt:
         _say(stderr, "interrupted")

@@ -21,7 +21,7 @@ from textnb.cli.streams import label_list
 from textnb.core.errors import InputError, RowError, input_name, missing_input
 from textnb.core.wrapping import reads_documents, table_attributes
 from textnb.io.corpus import stdin_stream
-from textnb.text.tokenize import decodes_documents
+from textnb.text.tokenize import model_decoding
 from textnb.io.sources import (as_fasttext, as_rows, check_paths, document_batches, line_chunks, some_file)
 
 __all__ = ["add_parser", "run"]
@@ -171,7 +171,7 @@ def _predict_multilabel(args, model, out, err):
             tally.report(err)
             continue
         for sources, batch in document_batches([path], max_bytes, binary_skipped(err, failed),
-                                               decode=not decodes_documents(model)):
+                                               decode=model_decoding(model)):
             emit(sources, batch)
     flush()
     return 1 if failed[0] else 0

@@ -17,7 +17,7 @@ from textnb.core.errors import input_name
 from textnb.evaluation.topk import label_names, scored_batches
 from textnb.io.corpus import input_file_count
 from textnb.io.sources import as_rows, check_paths, document_batches, line_chunks, reading, row_chunks
-from textnb.text.tokenize import decodes_documents
+from textnb.text.tokenize import model_decoding
 
 __all__ = ["binary_skipped", "document_bytes", "explanations", "file_bar", "predict_documents", "predict_lines",
            "read_as"]
@@ -67,7 +67,7 @@ def predict_documents(args, model, out, err):
     if reads_mail(model):  # a spamfilter model: its inputs are messages, read as spamfilter reads them
         return _predict_messages(args, model, paths, classes, max_bytes, out, err, bar)
     check_paths(paths, rows=args.rows)
-    decode = not decodes_documents(model)  # (a vectorizer with its own encoding decodes the files' bytes)
+    decode = model_decoding(model)  # (the guess, or the encoding of a vectorizer given its own)
     if bar.enabled:  # the bar's total, when the files of the documents read (not rows nor lines) are known
         total = input_file_count([path for path in paths if read_as(args, model, path) == ""])
         if total:

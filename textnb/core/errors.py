@@ -9,6 +9,8 @@ import math
 import numbers
 import os
 
+from textnb.core.signals import os_error_text  # noqa: F401 (re-exported: what every program says of an OSError)
+
 __all__ = ["TextnbError", "InputError", "RowError", "NotATextCorpus", "ModelGivenAsData", "NoLabelledLine", "DataError", "EmptyVocabulary", "TooFewObjects",
            "ParameterError", "SettingsDiffer", "SingleStringError", "StructureError",
            "refuse_single_string", "ModelFileError", "DataWarning", "InexactMergeWarning", "short_repr", "missing_reason",
@@ -410,21 +412,3 @@ def check_input(path, kind="file or folder"):
         raise InputError(f"{path}: a folder, not a {kind}")
     if not os.path.exists(path):
         raise missing_input(path, kind)
-
-
-#: errors of a write that found no room: the disk full, a quota, a file size limit
-_NO_ROOM = frozenset(getattr(__import__("errno"), name) for name in ("ENOSPC", "EDQUOT", "EFBIG")
-                     if hasattr(__import__("errno"), name))
-
-
-def os_error_text(exc, unnamed="i/o"):
-    """``'NAME: problem'`` for a one-line message about the OSError ``exc``: the file it names,
-    else ``stdout`` for a write that found no room (the programs name every file they write
-    themselves, so such an error is standard output's: ``> /dev/full``, a full disk), else
-    ``unnamed`` (None: the problem alone)."""
-    name = getattr(exc, "filename", None)
-    if name is None and getattr(exc, "errno", None) in _NO_ROOM:
-        name = "stdout"
-    text = exc.strerror or str(exc)
-    name = name if name is not None else unnamed
-    return f"{name}: {text}" if name is not None else text

@@ -4,7 +4,8 @@ answered once (:func:`stop_on_signals`: :func:`interrupt_once`, :func:`terminate
 :func:`ignore_stop_signals`), the one rule of every textnb program (``textnb``, ``textnb
 serve``, ``spamfilter`` and its daemon client, ``topicfilter``); a stop whose exception was
 lost or masked by an error raised again as itself (:func:`raise_lost_stop`,
-:class:`stops_unmasked`).
+:class:`stops_unmasked`); what the system refused a program, said alike by every program
+(:func:`memory_refused`, :func:`os_error_text`).
 
 Only the C module ``_signal`` is imported (:mod:`signal` sets up its enums first, about
 6 ms): the ``spamfilter --socket`` client installs these handlers too.
@@ -18,7 +19,7 @@ except ImportError:  # pragma: no cover - not CPython
     import signal
 
 __all__ = ["HeldSignals", "Terminated", "answers_once", "blocked_across_fork", "stops_blocked", "ignore_stop_signals",
-           "ignored", "interrupt_once", "memory_refused", "raise_lost_stop", "raise_swallowed_stops", "stop_behind",
+           "ignored", "interrupt_once", "memory_refused", "os_error_text", "raise_lost_stop", "raise_swallowed_stops", "stop_behind",
            "stop_on_signals", "stops_unmasked", "terminate_once", "unblock_in_child"]
 
 
@@ -242,6 +243,26 @@ def memory_refused(exc):
                 return True
         link = link.__cause__ if link.__cause__ is not None else link.__context__
     return False
+
+
+def os_error_text(exc, unnamed="i/o"):
+    """``'NAME: problem'`` for a one-line message about the OSError ``exc``: the file it names,
+    else ``stdout`` for a write that found no room (a full disk, a quota, a file size limit:
+    ``ulimit -f``, whose SIGXFSZ Python ignores; the programs name every file they write
+    themselves, so such an error is standard output's: ``> /dev/full``), else ``unnamed``
+    (None: the problem alone). The one rule of ``textnb``, ``topicfilter``, the cold
+    ``spamfilter`` and its daemon clients (the compiled one, ``spamclient.c``, says it alike;
+    found by a trial: the clients said ``i/o: File too large`` where the cold command said
+    ``stdout: File too large``)."""
+    import errno  # (a built-in module: nothing loaded from disk)
+
+    no_room = {getattr(errno, code) for code in ("ENOSPC", "EDQUOT", "EFBIG") if hasattr(errno, code)}
+    name = getattr(exc, "filename", None)
+    if name is None and getattr(exc, "errno", None) in no_room:
+        name = "stdout"
+    text = exc.strerror or str(exc)
+    name = name if name is not None else unnamed
+    return f"{name}: {text}" if name is not None else text
 
 
 class stops_unmasked:

@@ -47,7 +47,7 @@ from pathlib import Path
 
 from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenAsData, NotATextCorpus, RowError, check_input,
                                  counted, empty_input, input_name, missing_input, missing_reason, short_repr)
-from textnb.io.files import (BOM, DEFAULT_LABEL_PREFIX, MAILBOX_STARTS, MAILDIR_PARTS, PipeReader, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
+from textnb.io.files import (BOM, DEFAULT_LABEL_PREFIX, MAILBOX_STARTS, MAILDIR_PARTS, PipeReader, Prefixed, cut_text, decode_cut, document_head, file_identity, first_bytes, folder_files,
                              is_maildir, is_named_pipe, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device,
                              read_rest, spill_input, spill_stream, SpilledInput)
 from textnb.io.jsonlines import (JSON_LINES_EXTENSIONS, check_json_cells, head_of, is_json_lines, is_listed,
@@ -261,8 +261,11 @@ def binary_document(doc):
     return binary_refusal(short_repr(bytes(doc[:100])), bytes(doc[:_SNIFF]), "a text document")
 
 
-def decode_bytes(data, cut=False, max_bytes=None):
-    """Decode document bytes: UTF-8, else Windows-1252, else Latin-1 (never fails).
+def decode_bytes(data, cut=False, max_bytes=None, codec=None):
+    """Decode document bytes: UTF-8, else Windows-1252, else Latin-1 (never fails); or with
+    ``codec``, the ``(encoding, errors)`` of a Vectorizer given its own
+    (:func:`textnb.text.tokenize.reader_decoding`), which may raise UnicodeDecodeError as
+    ``bytes.decode`` does.
 
     ``cut``: ``data`` was cut at a byte limit (``--max-bytes``), which may split the last
     UTF-8 character: that character is left out, and the rest read as the UTF-8 it is
@@ -273,8 +276,13 @@ def decode_bytes(data, cut=False, max_bytes=None):
     its text's UTF-8 bytes whatever holds it (a file, a row, a line, a str), and a
     Windows-1252 or Latin-1 text is longer in UTF-8 than in its file (found by a user
     trial: ``--max-bytes 14`` kept 14 characters of a Latin-1 file and 14 bytes of the same
-    text as a TSV row, and ``predict`` cut the file's text again, where the row was cut).
+    text as a TSV row, and ``predict`` cut the file's text again, where the row was cut; and
+    a Vectorizer's own Latin-1 likewise).
     """
+    if codec is not None:
+        encoding, errors = codec
+        text = decode_cut(data, encoding, cut, errors)
+        return text if max_bytes is None else cut_text(text, max_bytes)
     try:  # (UTF-8 less a leading byte-order mark: "utf-8-sig", without its codec's Python-level call)
         return decode_cut(data[3:] if data[:3] == BOM else data, "utf-8", cut)
     except UnicodeDecodeError:
@@ -311,11 +319,18 @@ def model_max_bytes(model, max_bytes=None):
 
 def read_bytes(path, max_bytes=MAX_DOCUMENT_BYTES):
     """The first ``max_bytes`` bytes of the regular file at ``path``
-    (:func:`textnb.io.files.read_regular_file`).
+    (:func:`textnb.io.files.read_regular_file`), a UTF-8 byte-order mark besides when it starts
+    with one (:func:`textnb.io.files.document_head`: not text).
 
     Raises InputError (one line naming the file) when it cannot be read.
     """
-    return read_regular_file(path, max_bytes)
+    return document_head(read_regular_file(path, _head_read(max_bytes)), max_bytes)[0]
+
+
+def _head_read(max_bytes):
+    """The bytes to read of a document for :func:`textnb.io.files.document_head` of
+    ``max_bytes`` (None: all): ``max_bytes`` and a byte-order mark's 3."""
+    return None if max_bytes is None else max_bytes + len(BOM)
 
 
 MAX_LIST_BYTES = 64 * 1024 * 1024
@@ -416,15 +431,17 @@ def read_document(path, max_bytes=MAX_DOCUMENT_BYTES):
     return document_text(read_bytes(path, max_bytes), max_bytes)
 
 
-def document_text(data, max_bytes=MAX_DOCUMENT_BYTES):
+def document_text(data, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
     """The text of a document given as bytes, as textnb reads a document file (``textnb
     train`` and ``predict``, :func:`read_document`; the filters for a model of plain
     documents): its first ``max_bytes`` bytes decoded by :func:`decode_bytes`, the text cut
-    at ``max_bytes`` UTF-8 bytes, or None when they look binary (:func:`is_binary`)."""
-    data = bytes(data[:max_bytes])
+    at ``max_bytes`` UTF-8 bytes, or None when they look binary (:func:`is_binary`). A leading
+    UTF-8 byte-order mark is not counted (:func:`textnb.io.files.document_head`). ``decode``:
+    True, the guess; a Vectorizer's own ``(encoding, errors)`` (:func:`to_tokenizable`)."""
+    data, cut = document_head(data, max_bytes)
     if is_binary(data):
         return None
-    return decode_bytes(data, len(data) >= max_bytes, max_bytes)
+    return decode_bytes(data, cut, max_bytes, None if decode is True else decode)
 
 
 def _hidden(name):
@@ -1781,9 +1798,10 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
     """:func:`iter_input_documents` with why each skipped document is skipped: ``(source,
     text, None)`` or ``(source, None, reason)`` (:func:`skipped_reason` of a file; of
     standard input or a pipe, read once, the same words from the bytes read: ``"binary
-    file"`` or ``"UTF-16 text (convert it to UTF-8)"``). ``decode=False``: a document's
-    bytes are yielded undecoded, for a model whose vectorizer decodes them with its own
-    encoding (:func:`textnb.text.tokenize.decodes_documents`). ``split(source, data, pipe)``:
+    file"`` or ``"UTF-16 text (convert it to UTF-8)"``). ``decode``: True, a document's
+    bytes are decoded by the guess (:func:`decode_bytes`); ``(encoding, errors)``, by those
+    of a model whose vectorizer was given its own (:func:`textnb.text.tokenize.model_decoding`),
+    its text cut alike. ``split(source, data, pipe)``:
     the ``(source, bytes)`` documents a file whose bytes are ``data`` holds (``pipe``
     False), or a pipe named (never ``-``) whose first bytes (8 KiB, or all there is) are
     ``data`` and whose rest ``pipe`` (an open binary stream) gives as it comes, the bytes
@@ -1795,7 +1813,7 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
     def text_of(data):
         if isinstance(data, str):
             return data
-        return document_text(data, max_bytes) if decode else to_tokenizable(bytes(data), max_bytes, decode=False)
+        return document_text(data, max_bytes, decode)
 
     def documents(source, data, reason=None, pipe=False, splits=True):
         """The document a file's bytes are, or the messages of an mbox file (each read as a
@@ -1805,7 +1823,7 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
         messages = split(source, data, pipe) if split is not None and splits else None
         if messages is None:
             if pipe:  # a pipe of one document: its first max_bytes (the rest is not read)
-                data = first_bytes(data, pipe, max_bytes)
+                data = first_bytes(data, pipe, _head_read(max_bytes))
             text = text_of(data)
             yield source, text, None if text is not None else (reason() if reason else _binary_reason(data))
             return
@@ -1819,7 +1837,7 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
     for p in paths:
         refuse_device(p)  # (/dev/zero, a terminal: refused by name, as by every reader)
         if p == "-":
-            yield from documents(input_name(p), stdin_stream(stdin).read(max_bytes), splits=False)
+            yield from documents(input_name(p), stdin_stream(stdin).read(_head_read(max_bytes)), splits=False)
         elif _named_stream(p):  # read once, as it comes (an mbox in it split as it comes: nothing lost past a cap)
             try:
                 with _open_stream(p) as f:
@@ -2076,10 +2094,11 @@ def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True, split=None, s
     Windows-1252 or Latin-1 text takes more bytes in UTF-8 than in its file: :func:`decode_bytes`),
     so the library, ``train``, ``predict`` and ``serve`` read the same text from a file, a row or a str.
 
-    ``decode=False``: a file's or bytes' content is returned as bytes, for an analyzer
-    that decodes them with its own ``encoding`` and ``decode_error`` (a Vectorizer given
-    other ones than the defaults: :func:`textnb.text.tokenize.decodes_bytes`); else
-    non-ASCII bytes are decoded by :func:`decode_bytes` (UTF-8, Windows-1252, Latin-1).
+    ``decode``: True, non-ASCII bytes are decoded by :func:`decode_bytes` (UTF-8,
+    Windows-1252, Latin-1); ``(encoding, errors)``, the ``encoding`` and ``decode_error`` of a
+    Vectorizer given other ones than the defaults (:func:`textnb.text.tokenize.reader_decoding`):
+    a file's or bytes' content is decoded with them, and its text cut at ``max_bytes`` UTF-8
+    bytes all the same (a str, whatever the bytes were).
 
     ``split`` (the readers of a corpus for training and evaluation give
     :func:`textnb.io.mailread.split_messages` of ``max_bytes``): a file whose first bytes
@@ -2101,30 +2120,30 @@ def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True, split=None, s
             if messages is not None:
                 return messages
     elif isinstance(doc, (bytes, bytearray)):
-        data = bytes(doc[:max_bytes])
+        data = doc
     else:
         raise TypeError(f"a document must be str, bytes or pathlib.Path; got {type(doc).__name__}")
-    if is_binary(data):
-        return None
-    return data if data.isascii() or not decode else decode_bytes(data, len(data) >= max_bytes, max_bytes)
+    data = document_head(data, max_bytes)[0]  # (a byte-order mark not counted: not text)
+    if decode is True and data.isascii() and not is_binary(data):
+        return data  # (ASCII bytes are their own text)
+    return document_text(data, max_bytes, decode)
 
 
 def document_texts(docs, split, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
     """``(texts, kept, skipped, n_docs)`` of ``docs`` read as training reads them
     (:func:`gather_documents` of :func:`to_tokenizable` with ``split``,
-    :func:`textnb.io.mailread.split_messages`: an mbox file its messages), each text a str as :func:`to_text` gives it (bytes with ``decode=False``);
+    :func:`textnb.io.mailread.split_messages`: an mbox file its messages), each text a str as :func:`to_text` gives it;
     ``kept`` the position in ``docs`` of each text (an mbox file's messages share its own):
     what the estimators and ``textnb evaluate`` fit on."""
     texts, kept, skipped, n_docs = gather_documents([(doc, to_tokenizable(doc, max_bytes, decode, split))
                                                      for doc in docs])
-    if decode:
-        texts = [t.decode("ascii") if isinstance(t, bytes) else t for t in texts]
+    texts = [t.decode("ascii") if isinstance(t, bytes) else t for t in texts]
     return texts, kept, skipped, n_docs
 
 
 def to_text(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
     """A document as str: str as is (cut at ``max_bytes`` UTF-8 bytes), bytes decoded, a Path
-    read (None if binary); ``decode=False``: a file's or bytes' content stays bytes
-    (:func:`to_tokenizable`)."""
+    read (None if binary); ``decode``: the guess (True) or a Vectorizer's own ``(encoding,
+    errors)`` (:func:`to_tokenizable`)."""
     text = to_tokenizable(doc, max_bytes, decode)
-    return text.decode("ascii") if isinstance(text, bytes) and decode else text
+    return text.decode("ascii") if isinstance(text, bytes) else text

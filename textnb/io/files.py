@@ -11,7 +11,7 @@ import os
 from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, folders_above, open_regular_stat
 
-__all__ = ["BATCH_BYTES", "BOM", "DEFAULT_LABEL_PREFIX", "MAILBOX_STARTS", "MAILDIR_PARTS", "PipeReader", "Prefixed", "first_bytes", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files", "names_a_descriptor",
+__all__ = ["BATCH_BYTES", "BOM", "DEFAULT_LABEL_PREFIX", "MAILBOX_STARTS", "MAILDIR_PARTS", "PipeReader", "Prefixed", "first_bytes", "bounded_runs", "cut_text", "decode_cut", "document_head", "head_limit", "file_identity", "folder_files", "names_a_descriptor",
            "is_device", "is_maildir", "is_named_pipe", "noting_empty_folder", "open_regular_binary", "read_regular_file", "refuse_device",
            "read_rest", "regular_reader", "source_batches", "spill_input", "spill_stream"]
 
@@ -543,18 +543,46 @@ def cut_text(text, max_bytes):
         return data[:max_bytes].decode("utf-8", "ignore")
 
 
-def decode_cut(data, encoding, cut):
-    """``data.decode(encoding)``; ``cut``: ``data`` was cut at a byte limit (``max_bytes``),
-    which may split a multi-byte character at its end: that character is left out and the
-    rest decoded (not the whole text refused for one broken character at the cut).
-    Raises UnicodeDecodeError as ``bytes.decode`` does otherwise. The one rule of the
-    document reader (:func:`textnb.io.corpus.decode_bytes`) and the mail reader
-    (:func:`textnb.io.mailread.decode_bytes`)."""
+def head_limit(data, max_bytes):
+    """How many of a document's first bytes, ``data``, hold its first ``max_bytes`` bytes of
+    text (None: all): ``max_bytes``, and 3 besides when ``data`` starts with a UTF-8
+    byte-order mark, which is not text (decoding drops it:
+    :func:`textnb.io.corpus.decode_bytes`), so such a file is cut where the same text as a
+    TSV/JSON Lines row or a str is (:func:`cut_text`) (found by a trial: ``--max-bytes 14``
+    kept 11 bytes of such a file's text). A reader of a document reads ``max_bytes`` + 3
+    bytes of it and keeps :func:`document_head`."""
+    if max_bytes is None:
+        return None
+    return max_bytes + len(BOM) if data[:len(BOM)] == BOM else max_bytes
+
+
+def document_head(data, max_bytes):
+    """The bytes of ``data`` (a document's first ``max_bytes`` + 3 bytes at least, or all of
+    it) that hold its first ``max_bytes`` bytes of text (:func:`head_limit`), and whether the
+    document was cut there: ``(head, cut)``."""
+    limit = head_limit(data, max_bytes)
+    if limit is None:
+        return bytes(data), False
+    return bytes(data[:limit]), len(data) >= limit
+
+
+#: what ``bytes.decode`` calls a multi-byte character cut short at the end of its bytes
+#: (UTF-8; Shift-JIS, GB18030 and the other CJK codecs; UTF-16 and UTF-32)
+_CUT_SHORT = frozenset({"unexpected end of data", "incomplete multibyte sequence", "truncated data"})
+
+
+def decode_cut(data, encoding, cut, errors="strict"):
+    """``data.decode(encoding, errors)``; ``cut``: ``data`` was cut at a byte limit
+    (``max_bytes``), which may split a multi-byte character at its end: that character is
+    left out and the rest decoded (not the whole text refused for one broken character at
+    the cut). Raises UnicodeDecodeError as ``bytes.decode`` does otherwise. The one rule of
+    the document reader (:func:`textnb.io.corpus.decode_bytes`, a Vectorizer's own encoding
+    too) and the mail reader (:func:`textnb.io.mailread.decode_bytes`)."""
     try:
-        return data.decode(encoding)
+        return data.decode(encoding, errors)
     except UnicodeDecodeError as exc:
-        if cut and exc.end == len(data) and exc.reason == "unexpected end of data":
-            return data[:exc.start].decode(encoding)
+        if cut and exc.end == len(data) and exc.reason in _CUT_SHORT:
+            return data[:exc.start].decode(encoding, errors)
         raise
 
 

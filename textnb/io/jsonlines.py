@@ -36,7 +36,7 @@ from textnb.core.errors import RowError, lone_surrogate, not_text
 from textnb.io.files import BOM, read_regular_file
 
 __all__ = ["JSON_LINES_EXTENSIONS", "FIRST_LINE_MOST", "check_json_cells", "first_object", "is_json_lines", "is_listed",
-           "json_fields", "json_head", "json_rows", "head_of", "label_set", "line_cap"]
+           "json_fields", "json_not_text", "json_head", "json_rows", "head_of", "label_set", "line_cap"]
 
 #: names of JSON Lines files (read by their name whatever their first line)
 JSON_LINES_EXTENSIONS = (".jsonl", ".ndjson")
@@ -209,16 +209,28 @@ def _surrogate_in(value):
     return None
 
 
-def _refuse_surrogates(path, line, obj):
-    """The :class:`~textnb.core.errors.RowError` of a line whose object ``obj`` holds a lone
-    surrogate, naming its field (found by a user trial: ``"text": "x\\ud800y"`` read with
-    ``--token-pattern '\\S+'``, and a label holding one, made terms and labels that no
-    model file, terminal or pipe takes: an internal error, after the model was written)."""
+def json_not_text(obj):
+    """What refuses the JSON object ``obj`` (a dict) of a user's file when a str of it holds a
+    lone surrogate: ``field 'text': '\\ud800' at character 1 is a lone surrogate, not text
+    (...)``, naming the first such field, or None. The one rule of every reader of a user's
+    JSON: a JSON Lines row (:func:`json_rows`), a ``--structure`` file
+    (:func:`textnb.semi_naive.bayesnet_kernel.read_structure`)."""
     for key, value in obj.items():
         found = _surrogate_in(key) or _surrogate_in(value)
         if found:
-            raise RowError(path, line, f"field {key!r}: {not_text(*found)} (JSON's \\ud800-\\udfff "
-                                       f"escapes make a character only in pairs)")
+            return f"field {key!r}: {not_text(*found)} (JSON's \\ud800-\\udfff escapes make a character only in pairs)"
+    return None
+
+
+def _refuse_surrogates(path, line, obj):
+    """The :class:`~textnb.core.errors.RowError` of a line whose object ``obj`` holds a lone
+    surrogate, naming its field (:func:`json_not_text`; found by a user trial: ``"text":
+    "x\\ud800y"`` read with ``--token-pattern '\\S+'``, and a label holding one, made terms and
+    labels that no model file, terminal or pipe takes: an internal error, after the model was
+    written)."""
+    refusal = json_not_text(obj)
+    if refusal is not None:
+        raise RowError(path, line, refusal)
 
 
 def check_json_cells(path, line, header, row, columns, number=None):

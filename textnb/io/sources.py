@@ -165,7 +165,8 @@ def document_batches(paths, max_bytes, on_binary, tick=None, size=1000, stdin=No
     :data:`~textnb.io.files.BATCH_BYTES` of text) of the files, folders and
     ``-`` (``stdin``) of ``paths`` (a batch spans paths); a binary file is left out with
     ``on_binary(source, reason)`` called; ``tick()`` after each document read when given;
-    ``decode=False``: the documents' bytes, undecoded (:func:`textnb.io.corpus.input_documents`).
+    ``decode``: the guess (True) or a model's vectorizer's own ``(encoding, errors)``
+    (:func:`textnb.io.corpus.input_documents`).
     An mbox file (named, in a folder, or in a pipe named, read as it comes; ``-`` is one
     document) is split into its messages as ``topicfilter`` and ``spamfilter --batch`` split
     it (:func:`textnb.io.mailread.file_messages`: ``FILE:N`` each, its first ``max_bytes``,

@@ -342,10 +342,12 @@ def read_structure(path):
     Raises
     ------
     InputError
-        One line naming the file: unreadable, not UTF-8; :class:`StructureError`: not JSON, or
-        not of this shape.
+        One line naming the file: unreadable, not UTF-8; :class:`StructureError`: not JSON, a
+        name that is not text (a lone surrogate, JSON's ``\\ud800`` escape without its pair),
+        or not of this shape.
     """
     from textnb.io.corpus import read_small_text
+    from textnb.io.jsonlines import json_not_text
 
     path = os.fspath(path)
     text = read_small_text(path, what="structure file")  # a regular file or a pipe (read once), size-capped
@@ -354,6 +356,9 @@ def read_structure(path):
         doc = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise StructureError(f"{path}: not a JSON structure file ({exc})") from None
+    refusal = json_not_text(doc) if isinstance(doc, dict) else None
+    if refusal is not None:  # (as a JSON Lines row's: found by a trial, a class node named '\ud800' was written)
+        raise StructureError(f"{path}: {refusal}")
     if isinstance(doc, dict) and not set(doc) - {"class"}:
         doc["parents"] = {}  # {}: every attribute a child of the class only (naive Bayes)
     if not isinstance(doc, dict) or not isinstance(doc.get("parents"), dict):

@@ -38,7 +38,7 @@ from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.discriminative import DiscriminativeNB
 from textnb.naive_bayes.kernels import LAYER_WEIGHTS, all_or_nothing, takes_defaults
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS, TEXT_CLASSIFIER_OWN_STATE
-from textnb.text.tokenize import decodes_bytes
+from textnb.text.tokenize import reader_decoding
 from textnb.text.training import (PER_CLASS, batches, count_documents, default_vectorizer, fold_vocabularies, min_parallel,
                                   one_label_each, select_vocabulary, vectorizer_prunes)
 from textnb.text.vectorizer import Vectorizer
@@ -289,7 +289,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
     def _texts(self, X, vectorizer):
         """``(texts, kept, n_docs)`` of the documents ``X`` (an mbox file: its messages,
         each at its file's position in ``kept``: :func:`textnb.io.corpus.document_texts`)."""
-        decode = not decodes_bytes(vectorizer.build_analyzer())  # (else the vectorizer decodes bytes)
+        decode = reader_decoding(vectorizer.build_analyzer())  # (the guess, or the vectorizer's encoding)
         split = functools.partial(split_messages, max_bytes=self.max_bytes)
         texts, kept, self.skipped_, n_docs = document_texts(X, split, self.max_bytes, decode)
         return texts, np.asarray(kept, dtype=np.int64), n_docs
@@ -503,7 +503,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         """CSR counts of documents under the fitted vocabulary."""
         check_is_fitted(self)
         texts = []
-        decode = not decodes_bytes(self.vectorizer_.build_analyzer())  # (else the vectorizer decodes bytes)
+        decode = reader_decoding(self.vectorizer_.build_analyzer())  # (the guess, or the vectorizer's encoding)
         for doc in X:
             t = to_text(doc, self.max_bytes, decode)
             if t is None:

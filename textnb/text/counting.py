@@ -15,7 +15,7 @@ from textnb.io.corpus import MessageStream, Skipped, document_size, gather_docum
 from textnb.io import files
 from textnb.io.files import bounded_runs
 from textnb.io.mailread import is_mbox, split_messages
-from textnb.text.tokenize import TermKeys, batch_term_ids, csr_counts, decodes_bytes
+from textnb.text.tokenize import TermKeys, batch_term_ids, csr_counts, reader_decoding
 
 __all__ = ["count_parts", "count_read", "count_shard", "inherited", "read_batch", "read_items", "sized_items",
            "score_batch", "term_ids"]
@@ -43,7 +43,7 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes, rows=Fal
     and a CRC-32 of its text (a content key for sampling that does not depend on the
     batches).
     """
-    return count_parts(read_batch(docs, max_bytes, not decodes_bytes(analyzer)), y_index, weights, analyzer, n_classes,
+    return count_parts(read_batch(docs, max_bytes, reader_decoding(analyzer)), y_index, weights, analyzer, n_classes,
                        rows)
 
 
@@ -188,7 +188,7 @@ def term_ids(docs, analyzer, vocabulary, max_bytes):
     ``vocabulary``: a term -> column dict or, faster, a :class:`textnb.text.ascii_tokens.TermKeys`.
     """
     texts = []
-    decode = not decodes_bytes(analyzer)
+    decode = reader_decoding(analyzer)
     for doc in docs:
         text = to_tokenizable(doc, max_bytes, decode)
         if text is None:

@@ -27,7 +27,7 @@ from textnb.core.model_schema import MAX_NGRAM, pattern_problem
 from textnb.core.errors import DataError, InputError, ParameterError, not_text, short_repr
 
 __all__ = ["TOKEN_PATTERN", "ANALYZERS", "Analyzer", "Decoder", "Preprocessor", "accent_function", "char_ngrams",
-           "analyzer_from_params", "check_stop_words", "fitting_analyzer", "char_wb_ngrams", "decodes_bytes", "decodes_documents", "compile_token_pattern", "stop_word_set", "strip_accents_ascii", "strip_accents_unicode", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "text_parts", "StoredVocabulary", "decode_terms", "encode_terms", "growing_vocabulary",
+           "analyzer_from_params", "check_stop_words", "fitting_analyzer", "char_wb_ngrams", "reader_decoding", "model_decoding", "compile_token_pattern", "stop_word_set", "strip_accents_ascii", "strip_accents_unicode", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "text_parts", "StoredVocabulary", "decode_terms", "encode_terms", "growing_vocabulary",
            "regex_tokenize"]
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -169,31 +169,43 @@ class Decoder:
                                                                                  "cp1252", "iso8859-15")
 
 
-def decodes_bytes(analyzer):
-    """True when ``analyzer`` decodes bytes documents itself: a Vectorizer given an
-    ``encoding`` or ``decode_error`` other than the defaults ('utf-8', 'strict'), which
-    the document readers then honour (:func:`textnb.io.corpus.to_tokenizable` with
-    ``decode=False``) instead of their UTF-8 / Windows-1252 / Latin-1 guess."""
+def reader_decoding(analyzer):
+    """How the document readers decode bytes for ``analyzer`` (their ``decode``:
+    :func:`textnb.io.corpus.to_tokenizable`): True, their UTF-8 / Windows-1252 / Latin-1 guess;
+    for a Vectorizer given an ``encoding`` or ``decode_error`` other than the defaults
+    ('utf-8', 'strict'), its ``(encoding, decode_error)``, with which the readers decode a
+    file's or bytes' content, and cut its text at ``max_bytes`` UTF-8 bytes as every text is
+    (found by a user trial: the vectorizer was handed the first ``max_bytes`` bytes to decode,
+    so a Latin-1 file kept more of its text than the same text as a str)."""
     decoder = getattr(analyzer, "decoder", None)
-    return decoder is not None and (codecs.lookup(decoder.encoding).name != "utf-8"
-                                    or decoder.decode_error != "strict")
+    return True if decoder is None else _decoding(decoder.encoding, decoder.decode_error)
 
 
-def decodes_documents(model):
-    """:func:`decodes_bytes` of a fitted text model's analyzer: a model-file scorer's
-    (``analyzer``), a TextClassifier's or a text Pipeline's vectorizer's; False for any other
-    model. The readers of documents for that model (``predict``, ``topicfilter``) then hand
-    it a file's bytes, as the library's ``predict`` of a Path does, instead of their guess."""
+def _decoding(encoding, decode_error):
+    """:func:`reader_decoding` of a decoder of ``encoding`` and ``decode_error``."""
+    if codecs.lookup(encoding).name == "utf-8" and decode_error == "strict":
+        return True
+    return encoding, decode_error
+
+
+def model_decoding(model):
+    """:func:`reader_decoding` of a fitted text model's analyzer: a model-file scorer's
+    (``analyzer``), a TextClassifier's or a text Pipeline's vectorizer's; True (the readers'
+    guess) for any other model. The readers of documents for that model (``predict``,
+    ``topicfilter``, ``spamfilter``) then decode a file's bytes as the library's ``predict``
+    of a Path does."""
     from textnb.core.wrapping import text_vectorizer
 
     analyzer = getattr(model, "analyzer", None)
-    if analyzer is None:
-        build = getattr(text_vectorizer(model), "build_analyzer", None)
-        try:
-            analyzer = build() if build is not None else None
-        except (AttributeError, TypeError, ValueError):
-            analyzer = None
-    return analyzer is not None and decodes_bytes(analyzer)
+    if analyzer is not None:
+        return reader_decoding(analyzer)
+    # a vectorizer's parameters, which its analyzer's decoder is built of (the mail tools ask
+    # it once a message, and building the analyzer took 56 µs)
+    vectorizer = text_vectorizer(model)
+    try:
+        return _decoding(getattr(vectorizer, "encoding", "utf-8"), getattr(vectorizer, "decode_error", "strict"))
+    except (LookupError, TypeError):  # (not a codec: the vectorizer refuses it where it decodes)
+        return True
 
 
 _WHITE_SPACES = re.compile(r"\s\s+")

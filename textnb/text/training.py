@@ -39,7 +39,7 @@ from textnb.naive_bayes.scoring import fit_classes
 from textnb.text.ascii_tokens import TermKeys, supports
 from textnb.text.counting import count_parts, count_shard, read_items, sized_items
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
-from textnb.text.tokenize import (Analyzer, analyzer_from_params, count_batch, decodes_bytes, encode_terms,  # noqa: F401
+from textnb.text.tokenize import (Analyzer, analyzer_from_params, count_batch, reader_decoding, encode_terms,  # noqa: F401
                                   fitting_analyzer)  # (analyzer_from_params: imported from here by callers)
 
 __all__ = ["Accumulator", "FoldVocabularies", "PER_CLASS", "RowFoldCounts", "batches", "check_vocabulary_params", "count_documents", "default_pipeline", "default_vectorizer", "finish_counts",
@@ -534,7 +534,7 @@ def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_c
     few = len(y_index) < min_parallel(_MIN_PARALLEL_DOCUMENTS, batch_size, threads)
     if few and not (threads or can_fork()):
         n_jobs = 1
-    decode = not decodes_bytes(analyzer)
+    decode = reader_decoding(analyzer)
     if threads and client is None:  # this thread reads, the threads count (see count_read)
         read = read_items(X, max_bytes, decode)  # (batches bounded by the text read)
         parts = labelled_batches(read, y_index, weights, int(batch_size))
