@@ -323,6 +323,45 @@ def test_a_model_with_its_own_encoding_reads_files_alike_in_predict_topicfilter_
     assert confidences == pytest.approx([max(p) for p in want], abs=1e-6)
 
 
+def test_a_file_the_model_s_own_encoding_does_not_decode_is_left_out_and_said(tmp_path):
+    """A file that a model whose Vectorizer has its own strict encoding (cp1251) cannot decode
+    (byte 0x98, undefined there) is left out with one line naming it and the encoding, as a
+    binary file is, by ``predict`` (a folder, the file, standard input) and ``topicfilter``;
+    the other files are classified; exit 1 (*was*: ``internal error: UnicodeDecodeError``,
+    exit 70 / 1, nothing classified). The library raises UnicodeDecodeError, as scikit-learn's
+    CountVectorizer(encoding=..., decode_error='strict') does."""
+    from pathlib import Path
+
+    from textnb import TextClassifier, Vectorizer, load
+    from textnb.cli.topicfilter import topic_main
+
+    docs = ["привет друг как дела", "встреча завтра утром", "деньги бесплатно выигрыш",
+            "бесплатно деньги сейчас", "как дела друг", "выигрыш приз деньги"] * 5
+    labels = ["ham", "ham", "spam", "spam", "ham", "spam"] * 5
+    clf = TextClassifier(vectorizer=Vectorizer(encoding="cp1251"), model=__import__("textnb").MultinomialNB())
+    model = tmp_path / "ru.tnb"
+    clf.fit(docs, labels).save(model)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.txt").write_bytes("бесплатно деньги выигрыш".encode("cp1251"))
+    (folder / "b.txt").write_bytes(b"\x98 abc")
+    reason = "not cp1251 text (byte 0x98 at offset 0), the encoding the model's vectorizer decodes its documents with"
+    code, out, err = cli("predict", model, folder)
+    assert code == 1 and out == f"{folder / 'a.txt'}\tspam\n"
+    one_error_line(err, f"textnb: error: {folder / 'b.txt'}: {reason}", "skipped")
+    code, out, err = cli("predict", model, "-", stdin=b"\x98 abc")
+    assert code == 1 and out == ""
+    one_error_line(err, f"stdin: {reason}")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert topic_main(["--model", str(model), "--uncalibrated", "--out", str(tmp_path / "out"), str(folder)],
+                      stdout=stdout, stderr=stderr) == 1
+    assert [line.split("\t")[:2] for line in stdout.getvalue().splitlines()] == [[str(folder / "a.txt"), "spam"]]
+    assert stderr.getvalue().splitlines() == [f"topicfilter: {folder / 'b.txt'}: {reason} (decode_error='strict')"]
+    assert (tmp_path / "out" / "spam" / "a.txt").exists() and (folder / "b.txt").exists()
+    with pytest.raises(UnicodeDecodeError):
+        load(model).predict([Path(folder / "b.txt")])
+
+
 def test_predict_jobs_scores_every_input_in_threads_with_the_same_output(tmp_path, monkeypatch):
     """``predict --jobs N`` scores the batches of a linear text model's input in threads once
     they are four or more (``evaluation.topk.scored_batches``, the one scoring loop of files

@@ -1691,12 +1691,16 @@ def _plain_text(doc, model, limit, source=None):
     """The text a plain text model reads of a document, a file's path or a message's bytes
     (named ``source``), as ``textnb predict`` reads it, cut at ``limit`` bytes
     (:func:`textnb.io.corpus.model_max_bytes`, where textnb predict cuts it)."""
-    from textnb.io.corpus import binary_document, binary_message, to_text
+    from textnb.io.corpus import binary_document, binary_message, to_text, undecodable_reason
     from textnb.text.tokenize import model_decoding
 
     # (a vectorizer with its own encoding decodes the bytes, as the library's predict of a Path)
     doc = Path(doc) if not isinstance(doc, (bytes, bytearray)) else bytes(doc)
-    text = to_text(doc, limit, model_decoding(model))
+    decoding = model_decoding(model)
+    try:
+        text = to_text(doc, limit, decoding)
+    except UnicodeDecodeError as exc:  # (its own strict encoding: left out, said so, as textnb predict does)
+        raise InputError(f"{source or doc}: {undecodable_reason(exc, decoding)}") from None
     if text is None:  # (the library's line for it, which calls a UTF-16 text so, with the fix: it was "binary")
         if isinstance(doc, bytes):
             raise InputError(binary_message(source, doc[:8192], "a text document"))

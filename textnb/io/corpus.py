@@ -1813,7 +1813,10 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
     def text_of(data):
         if isinstance(data, str):
             return data
-        return document_text(data, max_bytes, decode)
+        try:
+            return document_text(data, max_bytes, decode)
+        except UnicodeDecodeError as exc:  # (a model's own strict encoding: the document is left out, said so)
+            raise _Undecodable(undecodable_reason(exc, decode)) from None
 
     def documents(source, data, reason=None, pipe=False, splits=True):
         """The document a file's bytes are, or the messages of an mbox file (each read as a
@@ -1824,8 +1827,8 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
         if messages is None:
             if pipe:  # a pipe of one document: its first max_bytes (the rest is not read)
                 data = first_bytes(data, pipe, _head_read(max_bytes))
-            text = text_of(data)
-            yield source, text, None if text is not None else (reason() if reason else _binary_reason(data))
+            text, why = _decoded(text_of, data)
+            yield source, text, why or (None if text is not None else (reason() if reason else _binary_reason(data)))
             return
         for name, message in messages:
             yield message_document(name, message, text_of)
@@ -1867,8 +1870,8 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
                 # From line, a byte-order mark, a blank line or an MMDF line: MAILBOX_STARTS); a Maildir's
                 # file is one message, never split as an mbox
                 if split is None or whole or not data.startswith(MAILBOX_STARTS):
-                    text = text_of(data)
-                    yield f, text, None if text is not None else skipped_reason(f)
+                    text, why = _decoded(text_of, data)
+                    yield f, text, why or (None if text is not None else skipped_reason(f))
                     continue
                 yield from documents(f, data, lambda f=f: skipped_reason(f))
         elif os.path.exists(p):
@@ -1943,8 +1946,33 @@ def message_document(name, message, text_of):
     (:func:`textnb.io.mailread.split_messages`)."""
     if message is None:
         return name, None, "empty message"
-    text = text_of(message)
-    return name, text, None if text is not None else _binary_reason(message)
+    text, why = _decoded(text_of, message)
+    return name, text, why or (None if text is not None else _binary_reason(message))
+
+
+class _Undecodable(Exception):
+    """A document's bytes that the model's own strict encoding does not decode (its reason)."""
+
+
+def _decoded(text_of, data):
+    """``(text_of(data), None)``, or ``(None, reason)`` for bytes the model's own encoding
+    does not decode (:class:`_Undecodable`)."""
+    try:
+        return text_of(data), None
+    except _Undecodable as exc:
+        return None, str(exc)
+
+
+def undecodable_reason(exc, codec):
+    """Why a document is left out: its bytes are not text of the ``(encoding, errors)``
+    ``codec`` a model's vectorizer decodes with (the UnicodeDecodeError ``exc``), as a
+    binary file's reason is said (found by a user trial: ``textnb predict`` and
+    ``topicfilter`` of such a file with a ``Vectorizer(encoding="cp1251")`` model ended in
+    ``internal error: UnicodeDecodeError``)."""
+    encoding, errors = codec
+    byte = exc.object[exc.start:exc.start + 1].hex() if isinstance(exc.object, (bytes, bytearray)) else "?"
+    return (f"not {encoding} text (byte 0x{byte} at offset {exc.start}), the encoding the model's vectorizer "
+            f"decodes its documents with (decode_error={errors!r})")
 
 
 class Messages:
