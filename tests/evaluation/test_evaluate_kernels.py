@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from tests.conftest import CORPORA, cli_subprocess
+from tests.conftest import CORPORA, cli_subprocess, cli_subprocesses
 from textnb.evaluation.evaluate import cross_validate, unfitted_copy
 from textnb.io.tables import read_table
 from textnb.semi_naive.aode import AODE
@@ -84,3 +84,16 @@ def test_a_test_label_longer_than_every_training_label_is_not_cut(tmp_path):
     assert report["accuracy"] == pytest.approx(2 / 3)
     assert "maybe" in report["classes"] and report["per_class"]["maybe"]["support"] == 1
     assert report["per_class"]["may"]["support"] == 1
+
+
+def test_a_table_model_given_documents_is_refused_before_scikit_learn_is_imported(tmp_path):
+    """``textnb train / evaluate DOCUMENTS --model tan`` (aode, bn, nb) is one line and imports
+    no scikit-learn (*was*: the estimators, and scikit-learn, imported for the refusal, about
+    0.5-1 s)."""
+    for label, text in (("spam", "win cash"), ("ham", "hi mom")):
+        (tmp_path / "c" / label).mkdir(parents=True)
+        (tmp_path / "c" / label / "1.txt").write_text(text + "\n")
+    commands = [(cmd, tmp_path / "c", "--model", kind, *(("-o", tmp_path / "m.tnb") if cmd == "train" else ()))
+                for cmd in ("train", "evaluate") for kind in ("tan", "aode", "bn", "nb")]
+    for (status, _), command in zip(cli_subprocesses(*commands), commands):
+        assert status.split()[:2] == ["1", "False"], command

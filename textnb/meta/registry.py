@@ -555,14 +555,15 @@ def _document_model(opts, kind):
 
 
 def make_text_classifier(opts):
-    """The :class:`~textnb.text.classifier.TextClassifier` the options describe."""
-    from textnb.text.classifier import TextClassifier
-    from textnb.text.vectorizer import Vectorizer
-
+    """The :class:`~textnb.text.classifier.TextClassifier` the options describe (a table
+    model's name refused before the estimators, and scikit-learn, are imported)."""
     kind = document_kind(opts)
     spec = MODELS.get(kind)
     if spec is None or spec.input != "documents":
         raise InputError(f"--model {kind} is for tables (ARFF / CSV attributes), not documents")
+    from textnb.text.classifier import TextClassifier
+    from textnb.text.vectorizer import Vectorizer
+
     vec = Vectorizer(**vectorizer_params(opts))
     if opts.lazy:
         from textnb.semi_naive.lbr_text import LazyTextNB
@@ -887,6 +888,8 @@ def _modules_for(opts, *, table, multilabel):
             names += ["textnb.naive_bayes.discretized_kernel", "textnb.semi_naive.lbr_kernel"]
         if kind == "nb" and not opts.lazy:  # a table may have text attributes (known once it is read)
             names += ["textnb.text.mixed_kernel"]
+    elif kind in MODELS and MODELS[kind].input == "tables":
+        pass  # a table model given documents: refused once the input is read, nothing to import for it
     elif streaming_model(opts, steps=True) is not None:
         names += ["textnb.text.training"]
     elif lazy_text_model(opts) is not None:  # (with --adjust: APNBC's kernel, which it imports)
