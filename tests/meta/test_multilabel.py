@@ -1029,3 +1029,42 @@ def test_copy_model_probabilities_leave_the_no_label_class_its_share():
     assert p.sum(axis=1)[0] < 0.01 and np.all(p.sum(axis=1) <= 1 + 1e-12)
     full = TextClassifier(model=MultiLabelNB()).fit(texts[:40:3] + texts[1:40:3], sets[:40:3] + sets[1:40:3])
     np.testing.assert_allclose(full.predict_proba(["apple banana", "engine car"]).sum(axis=1), 1.0)
+
+
+def test_a_model_file_written_before_min_labels_decides_as_it_did(tmp_path):
+    """A MultiLabelNB file without ``min_labels`` (round 2's, before the parameter) is read with
+    0, what it decided with, by every reader (load, predict's scorer, inspect), not with
+    today's default 1 (*was*: documents it left without a label got one, silently)."""
+    from conftest import cli
+    from textnb.core.model_io import ModelNode, model_tree, read_nodes
+
+    docs = ["cheap pills now", "meeting at noon", "cheap offer pills", "lunch at noon",
+            "buy cheap now", "noon meeting moved"] * 4 + ["zzz qqq"]
+    labels = [("spam",), ("work",), ("spam",), ("work", "food"), ("spam",), ("work",)] * 4 + [()]
+    pipe = Pipeline([("vectorizer", Vectorizer()),
+                     ("model", MultiLabelNB(MultinomialNB(), method="ovr", threshold=5.0, min_labels=0))])
+    pipe.fit(docs, labels)
+    query = ["zzz unknown words", "cheap pills"]
+    assert pipe.predict(query)[0].sum() == 0  # (no label passes the threshold)
+
+    def without_min_labels(node):
+        if isinstance(node, ModelNode):
+            params = {k: without_min_labels(v) for k, v in node.params.items() if not
+                      (node.kind == "MultiLabelNB" and k == "min_labels")}
+            return ModelNode(node.kind, params, {k: without_min_labels(v) for k, v in node.state.items()})
+        if isinstance(node, list):
+            return [without_min_labels(v) for v in node]
+        if isinstance(node, tuple):
+            return tuple(without_min_labels(v) for v in node)
+        return node
+
+    old = tmp_path / "old.tnb"
+    save(without_min_labels(model_tree(pipe)), old, check=False)
+    assert "min_labels" not in json.dumps(json.loads(__import__("zipfile").ZipFile(old).read("header.json")))
+    ml = [n for n in read_nodes(old).params["steps"] if n[0] == "model"][0][1]
+    assert ml.params["min_labels"] == 0
+    assert_array_equal(load(old).predict(query), pipe.predict(query))
+    code, out, err = cli("predict", old, "--lines", "-", stdin="\n".join(query).encode() + b"\n")
+    assert code == 0 and out.splitlines()[0] == "stdin:1\t", (out, err)
+    code, out, err = cli("inspect", old)
+    assert code == 0 and "at least" not in out.splitlines()[0], out

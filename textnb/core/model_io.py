@@ -95,7 +95,7 @@ from textnb.core.model_header import FORMAT_NAME, FORMAT_VERSION, check_header
 from textnb.core.model_schema import check_csr, check_declared, schema_of
 from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.regular import NotRegularFile, folders_above, open_regular
-from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
+from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES, PARAMS_ADDED
 
 __all__ = ["save", "load", "read_nodes", "model_tree", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "before_replace", "staged_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "remove_stale_files", "try_lock", "looks_like_model", "new_file_mode", "cannot_write_in", "is_temporary_name", "LOCK_SUFFIX", "JOURNAL_SUFFIX", "side_files_base",
            "registrations_use", "FORMAT_VERSION",
@@ -864,8 +864,10 @@ class _Unpacker:
         kind = node.get("kind")
         if not isinstance(kind, str) or kind not in MODEL_MODULES:
             raise ModelFileError(f"holds an unknown model kind {kind!r}")
-        return ModelNode(kind, {k: self.value(v) for k, v in node.get("params", {}).items()},
-                         {k: self.value(v) for k, v in node.get("state", {}).items()})
+        params = {k: self.value(v) for k, v in node.get("params", {}).items()}
+        if kind in PARAMS_ADDED:  # (a file written before a parameter was: read as it was written)
+            params = {**PARAMS_ADDED[kind], **params}
+        return ModelNode(kind, params, {k: self.value(v) for k, v in node.get("state", {}).items()})
 
 
 def _construct(value, kernel=False):

@@ -35,6 +35,17 @@ MODEL_MODULES = {
     "Pipeline": "textnb.meta.smoothing",  # scikit-learn Pipelines of textnb steps
 }
 
+#: model kind -> the parameters added after files of that kind were written, each with the
+#: value that reproduces what such a file did: a file without the parameter is read with
+#: it (:class:`textnb.core.model_io.read_nodes`, for every reader: the estimators, the
+#: scorers, inspect, merge), not with today's constructor default. ``MultiLabelNB``'s
+#: ``min_labels`` (default 1 since commit 15cf45f): the files of round 2 decide with none, and
+#: read with 1 they gave a label to documents they left without one (found by a trial of
+#: old model files, session 51).
+PARAMS_ADDED = {
+    "MultiLabelNB": {"min_labels": 0},
+}
+
 #: model kind -> (module, class) of its kernel: the model without scikit-learn, which
 #: ``textnb train`` fits and ``textnb predict`` scores with (same model file, same scores;
 #: :func:`textnb.core.model_io.build` with ``kernel=True``)
