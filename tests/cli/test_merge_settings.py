@@ -123,6 +123,48 @@ def test_a_part_given_the_default_alpha_merges_with_one_given_none(tmp_path, mod
         check_same_settings({"alpha": 0.0, "force_alpha": True}, {"alpha": 0.0, "force_alpha": False})
 
 
+def _older_file(path, out, key):
+    """``path``'s model written as a file of an older textnb that did not record ``key`` (a
+    parameter or state field of any node)."""
+    from textnb.core.model_io import ModelNode, read_nodes, save
+
+    def drop(node):
+        if isinstance(node, ModelNode):
+            return ModelNode(node.kind, {k: drop(v) for k, v in node.params.items() if k != key},
+                             {k: drop(v) for k, v in node.state.items() if k != key})
+        if isinstance(node, (list, tuple)):
+            return type(node)(drop(v) for v in node)
+        return node
+
+    save(drop(read_nodes(path)), out, check=False)
+    return out
+
+
+def test_merge_of_a_file_an_older_textnb_wrote_says_to_train_it_again(tmp_path):
+    """Files written before textnb recorded an ARFF's class values, or before spamfilter marked
+    its models' input, merged with today's files of the same data: the refusal says the older
+    file may be the cause and to train it again (*was*: 'one part was trained on a file that
+    declares its class values ...' of two parts trained on one ARFF file, and 'train the parts
+    with the same options' of a spam model, whose input no option sets)."""
+    a = tmp_path / "a.tnb"
+    assert cli("train", WEATHER, "--model", "nb", "-o", a)[0] == 0
+    old = _older_file(a, tmp_path / "old.tnb", "class_values")
+    rc, out, err = cli("merge", old, a, "-o", tmp_path / "m.tnb")
+    assert rc == 1 and not (tmp_path / "m.tnb").exists()
+    one_error_line(err, "class_values is", "or written by an older textnb, which did not record them",
+                   "train both from the same kind of file with this textnb")
+    spam, ham = tiny_mail(tmp_path)
+    model = tmp_path / "s.tnb"
+    code = __import__("textnb.cli.mailcli", fromlist=["spamfilter"]).spamfilter(
+        ["-m", str(model), "--kind", "multinomial", "--train-spam", str(spam), "--train-ham", str(ham)])
+    assert code == 0
+    old = _older_file(model, tmp_path / "old_spam.tnb", "input_")
+    rc, out, err = cli("merge", old, model, "-o", tmp_path / "m2.tnb")
+    assert rc == 1 and not (tmp_path / "m2.tnb").exists()
+    one_error_line(err, "input_ is", "a model spamfilter wrote before textnb marked what its models read",
+                   "train that part again with spamfilter --train-*")
+
+
 @pytest.mark.parametrize("model, other, setting", [
     ("nb", ["--alpha", "0.5"], "alpha"),
     ("nb", ["--nominal", "m-estimate"], "nominal"),

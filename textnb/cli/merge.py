@@ -119,12 +119,18 @@ def _remedy(exc, kind, path, first, discriminative=False):
                        "documents or more, median under 500 bytes) with --ngram 2 --min-df 2 and others with "
                        "words alone: give every part --ngram 1, or every part --ngram 2 --min-df 2")
         return remedy
+    if exc.setting == "input_" and None in exc.values:
+        # (spamfilter marks its models' input since 2026-12-04, docs/spam.md: a file without the mark is older,
+        # found by a trial of old model files)
+        return ("one part is a model spamfilter wrote before textnb marked what its models read (mail), read now "
+                "as plain documents: train that part again with spamfilter --train-*")
     if exc.setting != "class_values":
         return "train the parts with the same options"
     mine, theirs = exc.values
     if mine is None or theirs is None:
         return ("one part was trained on a file that declares its class values (an ARFF header) and the other on "
-                "one that does not (CSV/TSV: the sorted labels); train both from the same kind of file")
+                "one that does not (CSV/TSV: the sorted labels), or written by an older textnb, which did not "
+                "record them; train both from the same kind of file with this textnb")
     if sorted(map(str, mine)) == sorted(map(str, theirs)):
         return "the same class values in another order: list them in the same order in both ARFF headers"
     return "declare the same class values, in the same order, in both ARFF headers"
