@@ -93,8 +93,9 @@ def _topic_main(argv, stdout, stderr):
             raise ModelFileError(f"{args.model}: not a text model (a TextClassifier is needed)")
         if args.threshold > 0 and not args.uncalibrated and not calibrated(model):
             raise InputError(f"{args.model}: the model's probabilities are not calibrated (a count model such as "
-                             f"--model multinomial, or the default model trained on fewer than "
-                             f"{MIN_CALIBRATION_DOCUMENTS} documents, too few to calibrate), so -t {args.threshold:g} "
+                             f"--model multinomial, the default model trained on fewer than "
+                             f"{MIN_CALIBRATION_DOCUMENTS} documents, too few to calibrate, or one an older textnb "
+                             f"wrote, before the default model was calibrated), so -t {args.threshold:g} "
                              f"would route by numbers that do not mean what they say; train the default model "
                              f"('textnb train CORPUS -o MODEL') on {MIN_CALIBRATION_DOCUMENTS} documents or more, or "
                              f"use --calibrate sigmoid (or pass --uncalibrated)")

@@ -33,7 +33,7 @@ __all__ = ["DiscriminativeNB", "UNCALIBRATED_BATCH"]
 #: when its batch is too small to fit the calibration scale on and the model has none yet.
 UNCALIBRATED_BATCH = (f"DiscriminativeNB: a partial_fit batch of fewer than {dfe.MIN_CALIBRATION_DOCUMENTS} documents "
                       "is too small to fit the calibration scale on, and the model has no scale yet, so its "
-                      "probabilities are the raw, uncalibrated scores'; give partial_fit batches of "
+                      "probabilities are the raw, uncalibrated scores; give partial_fit batches of "
                       f"{dfe.MIN_CALIBRATION_DOCUMENTS} documents or more")
 
 
