@@ -45,16 +45,18 @@ def run(args, out, err):
     root = text_model_root(read_nodes(args.model), args.model)  # a text model as its readers take it
     if root.kind == "SpamScorer":  # a spam filter's model: its messages, tokens and their weights
         return _inspect_spam(args, build(root, args.model, kernel=True), out)
-    prediction_model(root, args.model)  # every check predict makes: a file it refuses is refused here too
+    predicted = prediction_model(root, args.model)  # every check predict makes: a file it refuses is refused here too
     info = describe_text_file(root, top=args.top)  # a count text model (or APNBC of one): from its nodes
     weights = info.get("apnbc_weights") if info is not None else None
     if info is None:
-        model = build(root, args.model, kernel=True)  # a table model with a kernel: no scikit-learn
+        # a multi-label model as predict reads it (its file's scorer: no scikit-learn; or the estimators, which
+        # read a file the scorer does not); a table model with a kernel: no scikit-learn
+        model = predicted if multilabel_model(predicted) is not None else build(root, args.model, kernel=True)
         if multilabel_model(model) is not None:
             if args.plot:
                 raise InputError(f"{args.model}: --plot draws a text model's terms or a tan / bn structure, "
                                  f"not a multi-label model")
-            return _inspect_multilabel(args, model, out, _cut_at(root))
+            return _inspect_multilabel(args, model, root, out)
         text = sys.modules.get("textnb.text.classifier")  # loaded with any text model
         if text is None or not isinstance(model, text.TextClassifier):
             return _inspect_table(args, model, out)
@@ -334,31 +336,40 @@ def _print_cut(info, out):
         print(f"documents cut at: {info['max_bytes']} bytes (train --max-bytes; predict cuts them there too)", file=out)
 
 
-def _inspect_multilabel(args, model, out, max_bytes=None):
+def _inspect_multilabel(args, model, root, out):
+    """A multi-label text ``model`` read from the file ``root`` (its scorer,
+    :class:`~textnb.meta.multilabel_training.MultiLabelScorer`, described from the fit it reads:
+    no scikit-learn; or the loaded Pipeline, from its fitted MultiLabelNB): the same names of
+    the same fitted attributes in either, the same description."""
     ml = multilabel_model(model)
+    fit = getattr(ml, "fitted", None)
+    if fit is not None:  # the file's fit (MultiLabelFit): its score models as model-file nodes
+        ml, terms = fit, model.term_keys.terms()
+    else:
+        terms = list(model[0].vocabulary_)
     names = label_names(ml)
     info = {
         "model": "MultiLabelNB",
-        "estimator": type(ml._base()).__name__,
-        "method": "copy" if hasattr(ml, "estimator_") else "ovr",
+        "estimator": _base_kind(ml),
+        "method": "copy" if getattr(ml, "estimators_", None) is None else "ovr",
         "strategy": getattr(ml, "strategy_", "scut"),
         "min_labels": int(ml.min_labels),
         "labels": names,
         "thresholds": [float(t) for t in ml.thresholds_],
         "constant": [int(c) for c in ml.constant_],
-        "vocabulary_size": len(model[0].vocabulary_),
-        "label_prefix": stored_label_prefix(model),
+        "vocabulary_size": len(terms),
+        "label_prefix": stored_label_prefix(root),
     }
-    if max_bytes is not None:
-        info["max_bytes"] = max_bytes
+    if _cut_at(root) is not None:
+        info["max_bytes"] = _cut_at(root)
     for key, attr in (("fbr", "fbr_"), ("rank", "rank_")):
         if hasattr(ml, attr):
             info[key] = getattr(ml, attr)
-    if hasattr(ml, "train_support_"):
+    if getattr(ml, "train_support_", None) is not None:  # (absent from older files)
         info["train_support"] = [int(n) for n in ml.train_support_]
     from textnb.evaluation.explain import multilabel_informative_terms
 
-    terms = multilabel_informative_terms(ml, list(model[0].vocabulary_), args.top)
+    terms = multilabel_informative_terms(ml, terms, args.top)
     info["informative_terms"] = {k: [[t, v] for t, v in pairs] for k, pairs in terms.items()}
     if args.json:
         print(dumps(info), file=out)
@@ -382,6 +393,14 @@ def _inspect_multilabel(args, model, out, max_bytes=None):
         for name, pairs in terms.items():
             print(f"  {cell(name)}: " + (", ".join(f"{cell(t)} {amount(v)}" for t, v in pairs) or "-"), file=out)
     return 0
+
+
+def _base_kind(multilabel):
+    """The kind of a multi-label model's score model (its ``estimator``; DiscriminativeNB, the
+    default, for None): a MultiLabelNB's own, or that of the template node a file's fit keeps."""
+    if not hasattr(multilabel, "template"):  # a MultiLabelNB
+        return _kind(multilabel._base())
+    return "DiscriminativeNB" if multilabel.template is None else multilabel.template.kind
 
 
 def _threshold_text(t):
