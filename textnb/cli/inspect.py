@@ -14,12 +14,18 @@ from textnb.evaluation.plots import MAX_PLOTTED_CLASSES, MAX_PLOTTED_TERMS
 from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, stored_label_prefix
 from textnb.io.pictures import plot_target
 
-__all__ = ["add_parser", "run"]
+__all__ = ["DEFAULT_TOP", "add_parser", "run"]
+
+#: the informative terms (or a table model's values) listed per class without ``--top``
+DEFAULT_TOP = 10
 
 
 def add_parser(sub):
     p = add_model_command(sub, "inspect", help="describe a saved model")
-    p.add_argument("--top", type=top, default=10, metavar="N", help=f"informative terms per class (default 10; {top.range})")
+    p.add_argument("--top", type=top, metavar="N",
+                   help=f"informative terms per class, or a table model's values per class in its text view "
+                        f"(default {DEFAULT_TOP}; {top.range}; refused where a table model lists neither: tan, bn, "
+                        f"aode, numeric attributes only, or --json, which lists every value, without text attributes)")
     p.add_argument("--json", action="store_true", help="print the description as one JSON object")
     p.add_argument("--plot", metavar="FILE.png", type=file_name,
                    help="draw a TAN tree / Bayesian network, or a text model's most informative terms (of its first "
@@ -40,6 +46,9 @@ def run(args, out, err):
 
     if args.plot:  # (a name that cannot be written, or no matplotlib: said before the model is read)
         plot_target(args.plot, inputs=[args.model])
+    top_given = args.top is not None  # (refused for a table model that lists nothing it caps: _refuse_top)
+    if not top_given:
+        args.top = DEFAULT_TOP
     from textnb.text.scorer import prediction_model, text_model_root
 
     root = text_model_root(read_nodes(args.model), args.model)  # a text model as its readers take it
@@ -59,7 +68,7 @@ def run(args, out, err):
             return _inspect_multilabel(args, model, root, out)
         text = sys.modules.get("textnb.text.classifier")  # loaded with any text model
         if text is None or not isinstance(model, text.TextClassifier):
-            return _inspect_table(args, model, out)
+            return _inspect_table(args, model, out, top_given)
         info = describe_text_classifier(model, top=args.top)
         weights = apnbc_weights(model.model_)
         if weights:
@@ -160,14 +169,16 @@ def _print_weights(weights, out):
             print(f"  {cell(c)}: {w['weight']:.6g} ({w['log_weight']:.4f})", file=out)
 
 
-def _inspect_network(args, outer, model, weights, out):
+def _inspect_network(args, outer, model, weights, out, top_given=False):
     """A TAN or Bayesian network ``model`` (``outer`` itself, or inside APNBC: then with its
-    class ``weights``)."""
+    class ``weights``); ``top_given``: ``--top`` was given, which a network leaves unused."""
     from textnb.evaluation.explain import calibration_method
 
+    name = _name(outer, model, _kind(model))
+    if top_given:  # (before a picture is drawn)
+        _refuse_top(args, name)
     if args.plot:
         model.plot_structure(args.plot)
-    name = _name(outer, model, _kind(model))
     method = calibration_method(outer)
     described = model.describe()  # (the keys of every table model's description, the structure's)
     classes, class_count = described["classes"], described["class_count"]  # (the class node's: rows, or weights)
@@ -211,13 +222,13 @@ def _wrappers(model, inner):
     return names
 
 
-def _inspect_table(args, model, out):
+def _inspect_table(args, model, out, top_given=False):
     from textnb.evaluation.explain import apnbc_weights, calibration_method
 
     weights = apnbc_weights(model)
     network = find(model, lambda m: hasattr(m, "structure_"))  # itself, or inside APNBC
     if network is not None:
-        return _inspect_network(args, model, network, weights, out)
+        return _inspect_network(args, model, network, weights, out, top_given)
     inner = find(model, lambda m: hasattr(m, "describe"))  # inside APNBC, Discretized, ...
     if inner is None:
         raise InputError(f"{args.model}: cannot inspect {a_kind(_kind(model))} model")
@@ -231,6 +242,10 @@ def _inspect_table(args, model, out):
     if args.plot:  # (named as the 'model:' line names it: LBR, not the Discretized wrapper it is read through)
         raise InputError(f"{args.model}: --plot draws the structure of a tan or bn model or a text model's "
                          f"informative terms; {a_kind(info['model'])} model has neither")
+    if top_given:  # what --top caps: a text attribute's informative terms; in the text view, a nominal one's values
+        attributes = info.get("attributes", [])
+        terms = any(a.get("kind") == "text" for a in attributes)
+        _refuse_top(args, info["model"], terms, terms or any("probabilities" in a or "counts" in a for a in attributes))
     method = calibration_method(model)
     if method is not None:
         info["calibration"] = method
@@ -266,6 +281,22 @@ def _inspect_table(args, model, out):
         print(f"  {cell(a['name'])} [{a['kind']}, {a.get('model', '')}] {detail}", file=out)
     _print_weights(weights, out)
     return 0
+
+
+def _refuse_top(args, name, in_json=False, in_text=False):
+    """One line for a ``--top`` given where the description of the model ``name`` lists
+    nothing it caps: ``in_json`` / ``in_text``, whether its ``--json`` / its text view lists
+    something (informative terms, a nominal attribute's values: not a network's structure,
+    AODE's super-parents, numeric attributes; ``--json`` lists every value). An option a run
+    would leave unused is refused, as train's and evaluate's are."""
+    if in_json if args.json else in_text:
+        return
+    if args.json and in_text:
+        raise InputError(f"{args.model}: --top goes with a text model's informative terms or a table model's values "
+                         f"per class in its text view; --json lists every value of {a_kind(name)} model, so it would "
+                         f"be left unused")
+    raise InputError(f"{args.model}: --top goes with a text model's informative terms or a table model's values per "
+                     f"class; {a_kind(name)} model lists neither, so it would be left unused")
 
 
 def _values_line(values, probabilities, top):
