@@ -174,3 +174,51 @@ def test_the_command_line_names_flags_not_library_parameters(tmp_path):
     assert rc == 1 and "drop=" not in one_error_line(err, "cannot leave out (--ignore) the model's attribute")
     with pytest.raises(InputError, match="class_name / --class"):  # the library's words, for its users
         read_table(arff, class_name="c")
+
+
+@pytest.mark.parametrize("extra", [["-v"], ["--verbose", "--repeat", "1"], ["-v", "--test", str(WEATHER)],
+                                   ["-v", "--cv", "3"]], ids=" ".join)
+def test_evaluate_verbose_without_repeats_is_refused(extra):
+    """``evaluate weather.nominal.arff -v`` exited 0 with the plain report: -v (the accuracy of each repeat)
+    went with nothing. An option a run would leave unused is refused in one line, as --cv / --repeat with
+    --test are."""
+    rc, out, err = cli("evaluate", WEATHER, *extra)
+    assert rc == 1 and out == ""
+    one_error_line(err, "-v goes with --repeat R (R above 1: the accuracy of each repeat); a single run",
+                   "would leave it unused")
+    rc, out, err = cli("evaluate", WEATHER, "--cv", "3", "--repeat", "2", "-v")
+    assert rc == 0 and "  repeat 2 (seed 1)  " in out, err
+
+
+def test_inspect_top_is_refused_where_a_table_model_lists_nothing_it_caps(tmp_path):
+    """``inspect TAN.tnb --top 3`` exited 0 with the description --top changes nothing of (a network's
+    structure; AODE's super-parents; numeric attributes; a table's --json, which lists every value): now
+    one line, as an option a run would leave unused is. Where --top caps something it is taken."""
+    numeric = tmp_path / "n.csv"
+    numeric.write_text("a,b,class\n1,2,p\n2,3,q\n1.5,2.5,p\n3,1,q\n")
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text("text,kind,class\n" + "".join(f"{t},{k},{c}\n" for t, k, c in [
+        ("cheap pills now", "x", "spam"), ("lunch at noon", "y", "ham"), ("win cheap prize", "x", "spam"),
+        ("see you at lunch", "y", "ham")] * 3))
+    models = {}
+    for name, data, flags in [("tan", WEATHER, ["--model", "tan"]), ("apnbc-tan", WEATHER, ["--model", "tan", "--adjust"]),
+                              ("aode", WEATHER, ["--model", "aode"]), ("nb", WEATHER, []), ("lbr", WEATHER, ["--lazy", "lbr"]),
+                              ("numeric", numeric, []), ("mixed", mixed, ["--text-column", "text"])]:
+        models[name] = tmp_path / f"{name}.tnb"
+        assert cli("train", data, *flags, "-o", models[name])[0] == 0
+    neither = "--top goes with a text model's informative terms or a table model's values per class; "
+    for name, kind in [("tan", "a TAN"), ("apnbc-tan", "an APNBC(TAN)"), ("aode", "an AODE"), ("numeric", "a TabularNB")]:
+        for extra in ([], ["--json"]):
+            rc, out, err = cli("inspect", models[name], "--top", "3", *extra)
+            assert rc == 1 and out == ""
+            one_error_line(err, f"{models[name]}: {neither}{kind} model lists neither, so it would be left unused")
+            assert cli("inspect", models[name], *extra)[0] == 0  # (without --top: described)
+    for name, kind in [("nb", "a TabularNB"), ("lbr", "an LBR")]:  # values in the text view, every value in --json
+        rc, out, err = cli("inspect", models[name], "--top", "1")
+        assert rc == 0 and "... (2 more)" in out, err
+        rc, out, err = cli("inspect", models[name], "--top", "1", "--json")
+        assert rc == 1 and out == ""
+        one_error_line(err, f"in its text view; --json lists every value of {kind} model, so it would be left unused")
+    rc, out, err = cli("inspect", models["mixed"], "--top", "1", "--json")  # (a text attribute's terms: capped)
+    assert rc == 0 and all(len(terms) == 1 for a in json.loads(out)["attributes"] if a["kind"] == "text"
+                           for terms in a["informative_terms"].values()), err

@@ -305,6 +305,40 @@ def test_a_model_parameter_refused_is_named_by_its_option(tmp_path):
                if a.help and "m-estimate" in a.help)
 
 
+def test_the_smoothing_help_gives_each_models_own_default():
+    """Found by a user trial: ``--alpha``'s help said 'default 1.0', but the default model for
+    documents (DiscriminativeNB, alpha None) takes 1 or 0.1 by the event model cross-validation
+    chooses, and ``--alpha 1.0`` given changed the model (bernoulli, alpha 0.1 -> complement, alpha
+    1); nb's m-estimate default (m 2) was not stated. The help now gives the defaults the models
+    take, and spamfilter's ``--alpha`` those of its every kind."""
+    from textnb.apps.spamlite import DEFAULT_SPAM_ALPHA
+    from textnb.cli import commands
+    from textnb.cli.mailfilters import _spam_parser
+    from textnb.core.dfe import DEFAULT_ALPHA
+    from textnb.core.registry import kernel_class
+    from textnb.naive_bayes.kernels import KERNELS
+
+    counts = [KERNELS[k].params({})["alpha"] for k in ("MultinomialNB", "BernoulliNB", "ComplementNB")]
+    tables = [kernel_class(k).defaults["alpha"] for k in ("TabularNB", "MixedNB", "TAN", "BayesNetClassifier", "LBR",
+                                                          "LazyTextNB")]
+    assert set(counts + tables) == {1.0} and KERNELS["DiscriminativeNB"].params({})["alpha"] is None
+    assert [kernel_class(k).defaults["m"] for k in ("TAN", "BayesNetClassifier", "AODE")] == [None] * 3  # (off)
+    m = kernel_class("TabularNB").defaults["m"]
+    assert kernel_class("MixedNB").defaults["m"] == m
+    chosen = (f"takes {DEFAULT_ALPHA['complement']:g} for its complement event model and "
+              f"{DEFAULT_ALPHA['bernoulli']:g} for Bernoulli as cross-validation chooses between them, "
+              f"and a given --alpha for both")
+    for command in ("train", "evaluate"):
+        sub = commands._parser()._subparsers._group_actions[0].choices[command]
+        helps = {a.dest: " ".join(a.help.split()) for a in sub._actions if a.help}
+        assert helps["alpha"].startswith("additive smoothing (default 1; the default model for documents, "
+                                         "discriminative, " + chosen), helps["alpha"]
+        assert helps["m_estimate"].endswith(f"nb's --nominal m-estimate without --m takes m {m:g}")
+    spam = " ".join(next(a for a in _spam_parser()._actions if a.dest == "alpha").help.split())
+    assert f"(default {DEFAULT_SPAM_ALPHA:g} for multinomial, {counts[1]:g} for bernoulli and complement; " \
+           f"discriminative {chosen};" in spam, spam
+
+
 def test_a_file_that_is_no_multi_label_format_is_said_so_not_a_folder(tmp_path):
     """Found by a user trial: ``train c.tsv --multilabel`` and ``evaluate ml.ft --test c.tsv``
     said ``c.tsv: not a folder``; the same rows from a pipe were told what a multi-label

@@ -113,6 +113,68 @@ def test_multilabel_commands_import_no_scikit_learn(corpus, tmp_path):
     assert out.strip().splitlines()[-1] == "0 []"
 
 
+INSPECTED = [[], ["--method", "ovr", "--model", "multinomial", "--select", "chi2:12"],
+             ["--model", "multinomial", "--select", "chi2:12", "--strategy", "rcut"],
+             ["--method", "ovr", "--strategy", "pcut", "--model", "bernoulli", "--calibrate", "sigmoid"],
+             ["--model", "auto", "--strategy", "scut"], ["--model", "complement", "--adjust"],
+             ["--weighting", "--method", "ovr", "--min-labels", "0", "--max-bytes", "100"]]
+
+
+def test_inspect_of_a_multilabel_model_imports_no_scikit_learn(corpus, tmp_path):
+    """``inspect`` of a multi-label model built the estimators (a Pipeline, MultiLabelNB: scikit-learn) where
+    ``predict`` of the same file reads it without them; it now describes the fit the file's scorer reads."""
+    labels = str(corpus / "labels.tsv")
+    lines = []
+    for k, flags in enumerate(INSPECTED[:3]):
+        model = str(tmp_path / f"m{k}.tnb")
+        assert _cli("train", corpus / "train", "--labels", labels, "-o", model, *flags)[0] == 0
+        lines.append(f"rc += main(['inspect', {model!r}]) + main(['inspect', {model!r}, '--json', '--top', '3'])\n")
+    probe = ("import io, sys\nfrom textnb.cli.commands import main\nsys.stdout = io.StringIO()\nrc = 0\n"
+             + "".join(lines) + "sys.stdout = sys.__stdout__\n"
+             "print(rc, sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "0 []"
+
+
+@pytest.mark.parametrize("flags", quick_first(INSPECTED, keep=2), ids=" ".join)
+def test_inspect_describes_a_multilabel_file_as_the_estimators_do(corpus, tmp_path, monkeypatch, flags):
+    """``inspect`` from the file's scorer gives the text and ``--json`` the loaded estimators give
+    (a file the scorer does not read is still described by them), and the values are the fitted
+    MultiLabelNB's: its thresholds, and each label's informative terms over the terms its count model
+    sees (``--select`` named the first K terms of the vocabulary, not the K selected)."""
+    from textnb import load
+    from textnb.core import registry
+    from textnb.evaluation.explain import unwrap
+    from textnb.evaluation.inspection import term_log_odds
+
+    model = tmp_path / "m.tnb"
+    assert _cli("train", corpus / "train", "--labels", corpus / "labels.tsv", "-o", model, *flags)[0] == 0
+    views = [[], ["--json"], ["--top", "3"]]
+    kernels = [_cli("inspect", model, *view) for view in views]
+    monkeypatch.setattr(registry, "SCORER_MODULES",
+                        {k: v for k, v in registry.SCORER_MODULES.items() if k != "MultiLabelNB"})
+    assert [_cli("inspect", model, *view) for view in views] == kernels  # the estimators' description
+    code, out, err = kernels[1]
+    assert code == 0 and err == "", err
+    info = json.loads(out)
+    pipeline = load(model)
+    ml, vocabulary = pipeline[-1], list(pipeline[0].vocabulary_)
+    assert info["thresholds"] == [float(t) for t in ml.thresholds_] and info["labels"] == list(ml.classes_)
+    assert info["method"] == ml.method and info["vocabulary_size"] == len(vocabulary)
+    want = {name: [] for name in ml.classes_}
+    for j, est in (enumerate(ml.estimators_) if ml.method == "ovr" else [(None, ml.estimator_)]):
+        steps, count = unwrap(est)
+        if est is None or not hasattr(count, "feature_count_"):  # (APNBC: no terms of its own)
+            continue
+        seen = [vocabulary[c] for c in steps[0].get_support(indices=True)] if "--select" in flags else vocabulary
+        terms = term_log_odds(count, seen, 10)
+        for c, pairs in terms.items():
+            name = ml.classes_[j] if j is not None else (ml.classes_[int(c)] if int(c) < len(ml.classes_) else None)
+            if name is not None and (j is None or c == "1"):
+                want[name] = [[t, v] for t, v in pairs]
+    assert info["informative_terms"] == want
+
+
 def test_a_damaged_multilabel_file_is_left_to_the_estimators_checks(corpus, tmp_path):
     """A file the scorer cannot read is loaded by the estimators, which report it in one line."""
     from textnb.core.model_io import read_nodes

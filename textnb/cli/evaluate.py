@@ -30,7 +30,8 @@ def add_parser(sub):
     p.add_argument("--repeat", type=repeats, default=1, metavar="R",
                    help=f"repeat the CV R times (seeds S, S+1, ...; {repeats.range}); prints the mean accuracy and "
                         f"its std")
-    p.add_argument("-v", "--verbose", action="store_true", help="with --repeat: the accuracy of each repeat too")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="with --repeat R (R above 1): the accuracy of each repeat too (refused without it)")
     p.add_argument("--seed", type=seed, default=0, metavar="S",
                    help=f"seed of the folds (with --repeat R: S, S+1, ...) and of what training draws, as "
                         f"textnb train --seed S gives it (the default model's sample and folds, the folds of "
@@ -59,6 +60,9 @@ def run(args, out, err):
         given = "--cv" if args.cv is not None else "--repeat"
         raise InputError(f"{given} and --test do not go together: cross-validation of PATH, or training on PATH and "
                          "testing on --test")
+    if args.verbose and args.repeat == 1:  # (a multi-label corpus takes no --repeat: refused with it)
+        raise InputError("-v goes with --repeat R (R above 1: the accuracy of each repeat); a single run (one "
+                         "cross-validation, or training on PATH and testing) would leave it unused")
     refuse_stdin_twice(args)  # (PATH, --test and the side files: standard input is read once)
     opts, inputs = model_options(args), input_options(args)
     if args.multilabel or args.labels:

@@ -14,12 +14,18 @@ from textnb.evaluation.plots import MAX_PLOTTED_CLASSES, MAX_PLOTTED_TERMS
 from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, stored_label_prefix
 from textnb.io.pictures import plot_target
 
-__all__ = ["add_parser", "run"]
+__all__ = ["DEFAULT_TOP", "add_parser", "run"]
+
+#: the informative terms (or a table model's values) listed per class without ``--top``
+DEFAULT_TOP = 10
 
 
 def add_parser(sub):
     p = add_model_command(sub, "inspect", help="describe a saved model")
-    p.add_argument("--top", type=top, default=10, metavar="N", help=f"informative terms per class (default 10; {top.range})")
+    p.add_argument("--top", type=top, metavar="N",
+                   help=f"informative terms per class, or a table model's values per class in its text view "
+                        f"(default {DEFAULT_TOP}; {top.range}; refused where a table model lists neither: tan, bn, "
+                        f"aode, numeric attributes only, or --json, which lists every value, without text attributes)")
     p.add_argument("--json", action="store_true", help="print the description as one JSON object")
     p.add_argument("--plot", metavar="FILE.png", type=file_name,
                    help="draw a TAN tree / Bayesian network, or a text model's most informative terms (of its first "
@@ -40,24 +46,29 @@ def run(args, out, err):
 
     if args.plot:  # (a name that cannot be written, or no matplotlib: said before the model is read)
         plot_target(args.plot, inputs=[args.model])
+    top_given = args.top is not None  # (refused for a table model that lists nothing it caps: _refuse_top)
+    if not top_given:
+        args.top = DEFAULT_TOP
     from textnb.text.scorer import prediction_model, text_model_root
 
     root = text_model_root(read_nodes(args.model), args.model)  # a text model as its readers take it
     if root.kind == "SpamScorer":  # a spam filter's model: its messages, tokens and their weights
         return _inspect_spam(args, build(root, args.model, kernel=True), out)
-    prediction_model(root, args.model)  # every check predict makes: a file it refuses is refused here too
+    predicted = prediction_model(root, args.model)  # every check predict makes: a file it refuses is refused here too
     info = describe_text_file(root, top=args.top)  # a count text model (or APNBC of one): from its nodes
     weights = info.get("apnbc_weights") if info is not None else None
     if info is None:
-        model = build(root, args.model, kernel=True)  # a table model with a kernel: no scikit-learn
+        # a multi-label model as predict reads it (its file's scorer: no scikit-learn; or the estimators, which
+        # read a file the scorer does not); a table model with a kernel: no scikit-learn
+        model = predicted if multilabel_model(predicted) is not None else build(root, args.model, kernel=True)
         if multilabel_model(model) is not None:
             if args.plot:
                 raise InputError(f"{args.model}: --plot draws a text model's terms or a tan / bn structure, "
                                  f"not a multi-label model")
-            return _inspect_multilabel(args, model, out, _cut_at(root))
+            return _inspect_multilabel(args, model, root, out)
         text = sys.modules.get("textnb.text.classifier")  # loaded with any text model
         if text is None or not isinstance(model, text.TextClassifier):
-            return _inspect_table(args, model, out)
+            return _inspect_table(args, model, out, top_given)
         info = describe_text_classifier(model, top=args.top)
         weights = apnbc_weights(model.model_)
         if weights:
@@ -158,14 +169,16 @@ def _print_weights(weights, out):
             print(f"  {cell(c)}: {w['weight']:.6g} ({w['log_weight']:.4f})", file=out)
 
 
-def _inspect_network(args, outer, model, weights, out):
+def _inspect_network(args, outer, model, weights, out, top_given=False):
     """A TAN or Bayesian network ``model`` (``outer`` itself, or inside APNBC: then with its
-    class ``weights``)."""
+    class ``weights``); ``top_given``: ``--top`` was given, which a network leaves unused."""
     from textnb.evaluation.explain import calibration_method
 
+    name = _name(outer, model, _kind(model))
+    if top_given:  # (before a picture is drawn)
+        _refuse_top(args, name)
     if args.plot:
         model.plot_structure(args.plot)
-    name = _name(outer, model, _kind(model))
     method = calibration_method(outer)
     described = model.describe()  # (the keys of every table model's description, the structure's)
     classes, class_count = described["classes"], described["class_count"]  # (the class node's: rows, or weights)
@@ -209,13 +222,13 @@ def _wrappers(model, inner):
     return names
 
 
-def _inspect_table(args, model, out):
+def _inspect_table(args, model, out, top_given=False):
     from textnb.evaluation.explain import apnbc_weights, calibration_method
 
     weights = apnbc_weights(model)
     network = find(model, lambda m: hasattr(m, "structure_"))  # itself, or inside APNBC
     if network is not None:
-        return _inspect_network(args, model, network, weights, out)
+        return _inspect_network(args, model, network, weights, out, top_given)
     inner = find(model, lambda m: hasattr(m, "describe"))  # inside APNBC, Discretized, ...
     if inner is None:
         raise InputError(f"{args.model}: cannot inspect {a_kind(_kind(model))} model")
@@ -229,6 +242,10 @@ def _inspect_table(args, model, out):
     if args.plot:  # (named as the 'model:' line names it: LBR, not the Discretized wrapper it is read through)
         raise InputError(f"{args.model}: --plot draws the structure of a tan or bn model or a text model's "
                          f"informative terms; {a_kind(info['model'])} model has neither")
+    if top_given:  # what --top caps: a text attribute's informative terms; in the text view, a nominal one's values
+        attributes = info.get("attributes", [])
+        terms = any(a.get("kind") == "text" for a in attributes)
+        _refuse_top(args, info["model"], terms, terms or any("probabilities" in a or "counts" in a for a in attributes))
     method = calibration_method(model)
     if method is not None:
         info["calibration"] = method
@@ -264,6 +281,22 @@ def _inspect_table(args, model, out):
         print(f"  {cell(a['name'])} [{a['kind']}, {a.get('model', '')}] {detail}", file=out)
     _print_weights(weights, out)
     return 0
+
+
+def _refuse_top(args, name, in_json=False, in_text=False):
+    """One line for a ``--top`` given where the description of the model ``name`` lists
+    nothing it caps: ``in_json`` / ``in_text``, whether its ``--json`` / its text view lists
+    something (informative terms, a nominal attribute's values: not a network's structure,
+    AODE's super-parents, numeric attributes; ``--json`` lists every value). An option a run
+    would leave unused is refused, as train's and evaluate's are."""
+    if in_json if args.json else in_text:
+        return
+    if args.json and in_text:
+        raise InputError(f"{args.model}: --top goes with a text model's informative terms or a table model's values "
+                         f"per class in its text view; --json lists every value of {a_kind(name)} model, so it would "
+                         f"be left unused")
+    raise InputError(f"{args.model}: --top goes with a text model's informative terms or a table model's values per "
+                     f"class; {a_kind(name)} model lists neither, so it would be left unused")
 
 
 def _values_line(values, probabilities, top):
@@ -334,31 +367,40 @@ def _print_cut(info, out):
         print(f"documents cut at: {info['max_bytes']} bytes (train --max-bytes; predict cuts them there too)", file=out)
 
 
-def _inspect_multilabel(args, model, out, max_bytes=None):
+def _inspect_multilabel(args, model, root, out):
+    """A multi-label text ``model`` read from the file ``root`` (its scorer,
+    :class:`~textnb.meta.multilabel_training.MultiLabelScorer`, described from the fit it reads:
+    no scikit-learn; or the loaded Pipeline, from its fitted MultiLabelNB): the same names of
+    the same fitted attributes in either, the same description."""
     ml = multilabel_model(model)
+    fit = getattr(ml, "fitted", None)
+    if fit is not None:  # the file's fit (MultiLabelFit): its score models as model-file nodes
+        ml, terms = fit, model.term_keys.terms()
+    else:
+        terms = list(model[0].vocabulary_)
     names = label_names(ml)
     info = {
         "model": "MultiLabelNB",
-        "estimator": type(ml._base()).__name__,
-        "method": "copy" if hasattr(ml, "estimator_") else "ovr",
+        "estimator": _base_kind(ml),
+        "method": "copy" if getattr(ml, "estimators_", None) is None else "ovr",
         "strategy": getattr(ml, "strategy_", "scut"),
         "min_labels": int(ml.min_labels),
         "labels": names,
         "thresholds": [float(t) for t in ml.thresholds_],
         "constant": [int(c) for c in ml.constant_],
-        "vocabulary_size": len(model[0].vocabulary_),
-        "label_prefix": stored_label_prefix(model),
+        "vocabulary_size": len(terms),
+        "label_prefix": stored_label_prefix(root),
     }
-    if max_bytes is not None:
-        info["max_bytes"] = max_bytes
+    if _cut_at(root) is not None:
+        info["max_bytes"] = _cut_at(root)
     for key, attr in (("fbr", "fbr_"), ("rank", "rank_")):
         if hasattr(ml, attr):
             info[key] = getattr(ml, attr)
-    if hasattr(ml, "train_support_"):
+    if getattr(ml, "train_support_", None) is not None:  # (absent from older files)
         info["train_support"] = [int(n) for n in ml.train_support_]
     from textnb.evaluation.explain import multilabel_informative_terms
 
-    terms = multilabel_informative_terms(ml, list(model[0].vocabulary_), args.top)
+    terms = multilabel_informative_terms(ml, terms, args.top)
     info["informative_terms"] = {k: [[t, v] for t, v in pairs] for k, pairs in terms.items()}
     if args.json:
         print(dumps(info), file=out)
@@ -382,6 +424,14 @@ def _inspect_multilabel(args, model, out, max_bytes=None):
         for name, pairs in terms.items():
             print(f"  {cell(name)}: " + (", ".join(f"{cell(t)} {amount(v)}" for t, v in pairs) or "-"), file=out)
     return 0
+
+
+def _base_kind(multilabel):
+    """The kind of a multi-label model's score model (its ``estimator``; DiscriminativeNB, the
+    default, for None): a MultiLabelNB's own, or that of the template node a file's fit keeps."""
+    if not hasattr(multilabel, "template"):  # a MultiLabelNB
+        return _kind(multilabel._base())
+    return "DiscriminativeNB" if multilabel.template is None else multilabel.template.kind
 
 
 def _threshold_text(t):

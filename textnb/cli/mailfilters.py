@@ -147,7 +147,9 @@ def _spam_parser():
                         "discriminative: the documents' default model, made by --train-* only)")
     p.add_argument("--alpha", type=_smoothing, default=None, metavar="A",
                    help=f"smoothing of a new multinomial/bernoulli/complement/discriminative model (default "
-                        f"{DEFAULT_SPAM_ALPHA} for multinomial; {_smoothing.range})")
+                        f"{DEFAULT_SPAM_ALPHA} for multinomial, 1 for bernoulli and complement; discriminative takes 1 "
+                        f"for its complement event model and 0.1 for Bernoulli as cross-validation chooses between "
+                        f"them, and a given --alpha for both; {_smoothing.range})")
     for op in ("register-spam", "register-ham", "unregister-spam", "unregister-ham"):
         p.add_argument(f"--{op}", nargs="*", metavar="PATH",
                        help=f"{op.replace('-', ' ')}: messages from PATHs, or one from stdin")

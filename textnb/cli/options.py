@@ -154,12 +154,17 @@ def add_model_options(p):
                    help='Bayesian network structure for --model bn: {"parents": {"A": ["C", "B"]}, "class": "C"} '
                         '(A\'s parents the class C and B; an attribute not listed has the class as its only parent; '
                         '"class": the class node\'s name in the file, default the table\'s class attribute)')
+    # (the defaults the models take: tests/cli/test_cli_messages.py holds these words to them)
     g.add_argument("--alpha", type=smoothing,
-                   help=f"additive smoothing (default 1.0; {smoothing.range}; tan, bn and lazy models: above 0; "
+                   help="additive smoothing (default 1; the default model for documents, discriminative, takes 1 for "
+                        "its complement event model and 0.1 for Bernoulli as cross-validation chooses between them, "
+                        "and a given --alpha for both, which can change that choice; "
+                        f"{smoothing.range}; tan, bn and lazy models: above 0; "
                         "tables: not aode, nor nb's m-estimate / eq4 / laplace)")
     g.add_argument("--m", type=smoothing, dest="m_estimate",
                    help=f"use the m-estimate with this m ({smoothing.range}; document models, tan, bn and aode: above 0) "
-                        "instead of additive smoothing (tables: nb, tan, bn, aode; not --lazy)")
+                        "instead of additive smoothing (tables: nb, tan, bn, aode; not --lazy); nb's --nominal "
+                        "m-estimate without --m takes m 2")
     g.add_argument("--uniform-prior", action="store_true",
                    help="uniform class priors (count models; tables: --model nb only)")
     t = p.add_argument_group("tokenizer")

@@ -277,29 +277,55 @@ def informative_terms(classifier, top=10):
 
 def multilabel_informative_terms(multilabel, terms, top=10):
     """Most informative terms per label of a fitted
-    :class:`~textnb.meta.multilabel.MultiLabelNB` whose columns are the vocabulary
-    ``terms``: the copy model's log-odds of a term in a label's copies against the other
-    labels' (:func:`textnb.evaluation.inspection.term_log_odds`; its classes are label
-    indices), or, one-vs-rest, of a term in the label's documents against the others. A
-    label with no model of its own (every or no training document has it) has none.
+    :class:`~textnb.meta.multilabel.MultiLabelNB`, or of the fit a multi-label model file's
+    scorer reads (:class:`~textnb.meta.multilabel_training.MultiLabelFit`: its score models
+    as model-file nodes), whose columns are the vocabulary ``terms``: the copy model's
+    log-odds of a term in a label's copies against the other labels'
+    (:func:`textnb.evaluation.inspection.term_log_odds`; its classes are label indices), or,
+    one-vs-rest, of a term in the label's documents against the others, each over the terms
+    its count model sees (:func:`_label_count_model`). A label with no model of its own
+    (every or no training document has it) has none.
     Returns ``{label: [(term, log_odds), ...]}``."""
     from textnb.evaluation.inspection import term_log_odds
 
     labels = label_names(multilabel)
     out = {name: [] for name in labels}
-    if hasattr(multilabel, "estimator_"):
-        model = unwrap(multilabel.estimator_)[1]
-        if hasattr(model, "feature_count_"):
-            by_index = term_log_odds(model, terms, top)
+    per_label = getattr(multilabel, "estimators_", None)
+    if per_label is None:  # the copy method: one model over the documents copied per label
+        found = _label_count_model(getattr(multilabel, "estimator_", None), len(terms))
+        if found is not None:
+            model, columns = found
+            by_index = term_log_odds(model, [terms[c] for c in columns], top)
             for c in model.classes_:
                 if int(c) < len(labels):  # (index n_labels: the documents without a label)
                     out[labels[int(c)]] = by_index[str(c)]
         return out
-    for name, est in zip(labels, getattr(multilabel, "estimators_", [])):
-        model = None if est is None else unwrap(est)[1]
-        if model is not None and hasattr(model, "feature_count_") and len(model.classes_) == 2:
-            out[name] = term_log_odds(model, terms, top)[label_names(model)[1]]
+    for name, est in zip(labels, per_label):
+        found = _label_count_model(est, len(terms))
+        if found is not None and len(found[0].classes_) == 2:
+            model, columns = found
+            out[name] = term_log_odds(model, [terms[c] for c in columns], top)[label_names(model)[1]]
     return out
+
+
+def _label_count_model(model, n_terms):
+    """``(count model, columns)``: the count model inside a multi-label model's score model
+    ``model`` over ``n_terms`` vocabulary columns, and the columns it sees -- of a fitted
+    estimator as :func:`unwrap` looks through it (term selection: :func:`_columns`), of a
+    model file's node from its kernel (:func:`textnb.text.nodes.node_count_model`: its
+    fitted attributes, no scikit-learn) -- or None (a constant label's None, a model
+    without counts of its own)."""
+    from textnb.core.model_io import ModelNode
+
+    if model is None:
+        return None
+    if isinstance(model, ModelNode):
+        from textnb.text.nodes import node_count_model
+
+        found = node_count_model(model, n_terms)
+        return None if found is None else (SimpleNamespace(**found[0]), found[1])
+    steps, final = unwrap(model)
+    return (final, _columns(steps, n_terms)) if hasattr(final, "feature_count_") else None
 
 
 def describe_text_classifier(classifier, top=10):

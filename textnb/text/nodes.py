@@ -10,7 +10,8 @@ scikit-learn. :func:`merge_count_models` is the merge itself, which
 :meth:`TextClassifier.merge <textnb.text.classifier.TextClassifier.merge>` uses too.
 :func:`adjusted_text_model` reads a text classifier of APNBC (``--adjust``) the same way, and
 :func:`wrapped_text_model` one of the wrappers ``textnb train`` writes around a count model
-(``--weighting``, ``--select``, ``--calibrate``, ``--model auto``).
+(``--weighting``, ``--select``, ``--calibrate``, ``--model auto``), and :func:`node_count_model`
+the count model inside a multi-label model's score model.
 """
 
 import numpy as np
@@ -25,7 +26,7 @@ from textnb.text.tokenize import decode_terms, encode_terms
 from textnb.text.wrappers import term_scores
 
 __all__ = ["CountTextModel", "adjusted_text_model", "keep_terms", "merge_count_models", "merged_label_prefix", "merged_term_counts",
-           "term_goodness", "wrapped_text_model"]
+           "node_count_model", "term_goodness", "wrapped_text_model"]
 
 
 def merge_count_models(first, second):
@@ -208,6 +209,12 @@ def _count_state(node):
     return kernel, params, state
 
 
+def _fitted(kernel, params, state):
+    """A count model's fitted attributes, as its estimator has them: its parameters, its
+    state and its kernel's estimates."""
+    return {**params, **state, **kernel.estimate(params, state)}
+
+
 class CountTextModel:
     """A text classifier of a count model as its file's nodes: the vectorizer's parameters
     and vocabulary, the count model's kind, parameters and state (its kernel's).
@@ -272,7 +279,7 @@ class CountTextModel:
 
     def fitted(self):
         """The count model's fitted attributes: parameters, state and the kernel's estimates."""
-        return {**self.params, **self.state, **self.model_.estimate(self.params, self.state)}
+        return _fitted(self.model_, self.params, self.state)
 
     @property
     def settings(self):
@@ -388,3 +395,26 @@ def wrapped_text_model(root):
         return None
     terms = scorer.terms
     return node.kind, CountTextModel(root, *checked, [terms[c] for c in columns]), len(terms)
+
+
+def node_count_model(node, n_features):
+    """``(fitted attributes, columns)`` of the count model a fitted model node over
+    ``n_features`` term columns scores with, as :func:`wrapped_text_model` finds a text
+    classifier's: the node itself, or the count model inside the wrappers ``textnb train``
+    writes (a Pipeline of term selection and weighting, SmoothingCV, CalibratedNB; read as
+    the scorer reads them, :func:`textnb.text.scorer.scored_node`, and checked as
+    :func:`~textnb.core.model_io.load` checks them): its fitted attributes (:meth:`CountTextModel.fitted`)
+    and the columns it sees (term selection keeps a subset). None for any other node (APNBC,
+    as :func:`wrapped_text_model`: :func:`adjusted_text_model` reads it). What ``textnb inspect``
+    describes a multi-label model's score models from, without the estimators."""
+    from textnb.text.scorer import scored_node
+
+    found = scored_node(node, n_features)
+    if found is None or found[0].adjustment is not None:
+        return None
+    scorer, final = found
+    checked = _count_state(final)
+    columns = scorer.feature_columns()
+    if checked is None or checked[2]["n_features_in_"] != columns.size:
+        return None
+    return _fitted(*checked), columns

@@ -55,7 +55,7 @@ from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_
                                   WEIGHTING_STATE, calibrated_log_proba, support_mask, term_scores, weigh_cells)
 
 __all__ = ["CountScorer", "DocumentCounts", "TextScorer", "document_model", "load_for_prediction", "reads_mail",
-           "known_template", "scored_count_model", "scorer_from_file", "scorer_from_node", "scorer_from_tree", "text_model_root",
+           "known_template", "scored_count_model", "scored_node", "scorer_from_file", "scorer_from_node", "scorer_from_tree", "text_model_root",
            "tree_scorer"]
 
 #: Fewer documents than this are looked up in a dict (building TermKeys costs more).
@@ -310,6 +310,16 @@ def scorer_from_node(node, n_features):
     """A :class:`CountScorer` of a fitted model node over ``n_features`` count columns (a
     count model, a Pipeline ending in one, SmoothingCV, CalibratedNB: what the scorer of a
     file reads), or None; what ``textnb evaluate`` scores a fold's model with."""
+    found = scored_node(node, n_features)
+    return None if found is None else found[0]
+
+
+def scored_node(node, n_features):
+    """``(scorer, count model node)``: the :class:`CountScorer` of a fitted model node
+    (:func:`scorer_from_node`) and the node of the count model it scores with (inside any
+    wrappers), or None; what ``textnb inspect`` describes a multi-label model's score models
+    from (:func:`textnb.text.nodes.node_count_model`), as :func:`scored_count_model` gives a
+    text classifier's."""
     try:
         chain = _unwrap(node, n_features)
     except (ModelFileError, ValueError, TypeError, KeyError, IndexError):
@@ -322,7 +332,7 @@ def scorer_from_node(node, n_features):
         return None
     return CountScorer(None, range(n_features), form.weights, form.bias, form.classes, False, form.threshold,
                        form.event_model, form.empty, steps=transforms, calibration=calibration,
-                       wrapped=_wrapped(node), adjustment=adjustment, presence=form.presence)
+                       wrapped=_wrapped(node), adjustment=adjustment, presence=form.presence), final
 
 
 def _wrapped(node):
