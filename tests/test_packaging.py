@@ -1,4 +1,5 @@
-"""The distributions: the sdist is the whole source (its test suite runs from it)."""
+"""The distributions: the sdist is the whole source (its test suite runs from it), and the
+sdist and the wheel carry the licence that pyproject.toml names."""
 
 import importlib.util
 import os
@@ -7,11 +8,22 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def test_the_licence_is_the_one_pyproject_names():
+    """pyproject.toml said MIT, and no licence text was anywhere: not in the repository,
+    the sdist or the wheel."""
+    assert tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["license"] == {"text": "MIT"}
+    text = (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License\n\nCopyright (c) 2026 the textnb developers\n\nPermission is hereby granted")
+    assert 'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND' in text
 
 
 @pytest.fixture(scope="module")
@@ -63,3 +75,27 @@ def test_the_sdist_is_the_whole_source_and_its_tests_run_from_it(sdist, tmp_path
                        timeout=600)
     assert r.returncode == 0, r.stdout[-3000:]
     assert re.search(r"\b\d+ passed", r.stdout)
+
+
+@pytest.mark.slow
+def test_the_sdist_and_the_wheel_carry_the_licence(sdist, tmp_path):
+    """The wheel is built from the sdist, as ``python -m build`` builds it (pip's isolated
+    build: the setuptools that build-system.requires allows); its metadata names the
+    licence file, which is in its .dist-info."""
+    _, path, members = sdist
+    assert "LICENSE" in members
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path), str(path)],
+                       capture_output=True, text=True, timeout=900, env=dict(os.environ, TEXTNB_NO_C_CLIENT="1"))
+    if r.returncode != 0 and re.search(r"No matching distribution|Could not find a version|"
+                                       r"Network is unreachable|Failed to establish", r.stderr):
+        pytest.skip("pip cannot fetch the build backend (setuptools) here")
+    assert r.returncode == 0, r.stderr[-2000:]
+    (wheel,) = tmp_path.glob("textnb-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        info = z.read(metadata).decode()
+        licence = [n for n in names if re.search(r"\.dist-info/(licenses/)?LICENSE$", n)]
+        assert len(licence) == 1 and z.read(licence[0]) == (REPO / "LICENSE").read_bytes()
+    assert "\nLicense-File: LICENSE\n" in info
+    assert "\nLicense: MIT\n" in info or "\nLicense-Expression: MIT\n" in info
