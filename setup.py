@@ -2,11 +2,16 @@
 
 ``spamfilter`` is the one command run once per mail message, so its start-up is paid per
 message. When a C compiler works, ``pip install .`` builds ``textnb/apps/spamclient.c``
-(the daemon client, ``spamfilter --socket PATH``, in C; everything else it hands to the
-Python command) and installs it as ``spamfilter``; otherwise ``spamfilter`` is the
-console script ``textnb.cli.mailcli:spamfilter``, the same command at Python's speed.
-``TEXTNB_NO_C_CLIENT=1`` always installs the console script. ``textnb`` and
-``topicfilter`` are always console scripts. See textnb/apps/spamclient_build.py.
+(the daemon client, ``spamfilter --socket PATH``, in C) and installs it as
+``spamfilter``, with the console script ``textnb-spamfilter-python``
+(``textnb.cli.mailcli:spamfilter``) beside it: the client runs that script, found in its
+own folder, for everything else. The binary names no interpreter: pip writes the
+installing one into the console script, so a wheel built by one Python (``python -m
+build``'s throwaway environment, pip's wheel cache) runs the textnb it is installed
+with. Otherwise ``spamfilter`` is the console script ``textnb.cli.mailcli:spamfilter``,
+the same command at Python's speed. ``TEXTNB_NO_C_CLIENT=1`` always installs the console
+script. ``textnb`` and ``topicfilter`` are always console scripts. See
+textnb/apps/spamclient_build.py.
 """
 
 import importlib.util
@@ -47,6 +52,8 @@ def _client_builds():
 
 
 C_CLIENT = _client_builds()
+if C_CLIENT:  # the compiled client is spamfilter; the Python command, its fallback, beside it
+    CONSOLE_SCRIPTS[builder.FALLBACK_SCRIPT] = CONSOLE_SCRIPTS.pop("spamfilter")
 
 
 class InstallScripts(install_scripts):
@@ -74,6 +81,5 @@ setup(
     distclass=TextnbDistribution,
     scripts=[],  # a list (not None) for the commands that list scripts when has_scripts() says so
     cmdclass={"install_scripts": InstallScripts},
-    entry_points={"console_scripts": [f"{name} = {target}" for name, target in CONSOLE_SCRIPTS.items()
-                                      if not (C_CLIENT and name == "spamfilter")]},
+    entry_points={"console_scripts": [f"{name} = {target}" for name, target in CONSOLE_SCRIPTS.items()]},
 )

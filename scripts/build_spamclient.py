@@ -3,9 +3,11 @@
 
 The command line of :func:`textnb.apps.spamclient_build.build_client` (which returns the
 executable's path or raises ClientBuildError): by default the client hands every mode but
-the daemon client to this checkout's ``scripts/spamfilter``; ``--installed``, to the
-installed textnb, as ``pip install .`` builds it. Prints the executable's path; a build
-that fails is one line (``build_spamclient: ...``, then the compiler's own output), exit 1.
+the daemon client to this checkout's ``scripts/spamfilter``; ``--installed``, to the textnb
+installed for this interpreter (or ``--python PY``), named by its absolute path (``pip
+install .`` builds one that runs the console script installed beside it instead). Prints
+the executable's path; a build that fails is one line (``build_spamclient: ...``, then the
+compiler's own output), exit 1.
 """
 
 import argparse
@@ -18,7 +20,7 @@ from textnb.apps.spamclient_build import (  # noqa: E402
     ClientBuildError,
     build_client,
     checkout_fallback,
-    installed_fallback,
+    python_fallback,
 )
 
 
@@ -27,11 +29,11 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="build_spamclient", description=__doc__.split("\n\n")[0])
     p.add_argument("-o", "--output", required=True, help="the executable to write")
     p.add_argument("--installed", action="store_true",
-                   help="fall back to the installed textnb (default: this checkout's scripts/spamfilter)")
+                   help="fall back to the textnb of --python (default: this checkout's scripts/spamfilter)")
     p.add_argument("--python", default=None, help="the interpreter of the fallback (default: this one)")
     p.add_argument("--cc", default=None, help="the C compiler command (default: $CC, cc, gcc or clang)")
     args = p.parse_args(argv)
-    fallback = installed_fallback(args.python) if args.installed else checkout_fallback(REPO, args.python)
+    fallback = python_fallback(args.python) if args.installed else checkout_fallback(REPO, args.python)
     try:
         out = build_client(args.output, fallback=fallback, cc=args.cc)
     except ClientBuildError as exc:

@@ -107,25 +107,35 @@ def test_the_build_script_builds_the_client_and_says_a_failure_in_one_line(tmp_p
     assert help_run.returncode == 0 and "spamfilter" in help_run.stdout
 
 
+def _package_source(dest):
+    """What pip needs to build textnb, copied to ``dest`` (pip builds in the source tree)."""
+    dest.mkdir()
+    for name in ("pyproject.toml", "README.md", "setup.py"):
+        shutil.copy(REPO / name, dest / name)
+    shutil.copytree(REPO / "textnb", dest / "textnb", ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+def _pip(python, *args, env=None):
+    """``python -m pip ARGS`` (skips when pip cannot fetch the build backend, setuptools)."""
+    r = subprocess.run([str(python), "-m", "pip", *map(str, args)], capture_output=True, text=True, timeout=900,
+                       env=env)
+    if r.returncode != 0 and re.search(r"No matching distribution|Could not find a version|"
+                                       r"Network is unreachable|Failed to establish", r.stderr):
+        pytest.skip("pip cannot fetch the build backend (setuptools) here")
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("c_client", [True, False], ids=["compiled-client", "console-script"])
 def test_pip_install_puts_the_mail_tools_on_path(tmp_path, corpus, c_client):
     if c_client and not _has_c_compiler():
         pytest.skip("no C compiler: pip installs the console script (the other case)")
     _, model = corpus
-    src = tmp_path / "src"
-    src.mkdir()
-    for name in ("pyproject.toml", "README.md", "setup.py"):
-        shutil.copy(REPO / name, src / name)
-    shutil.copytree(REPO / "textnb", src / "textnb", ignore=shutil.ignore_patterns("__pycache__"))
+    src = _package_source(tmp_path / "src")
     target = tmp_path / "site"
-    build_env = dict(os.environ, TEXTNB_NO_C_CLIENT="0" if c_client else "1")
-    r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target",
-                        str(target), str(src)], capture_output=True, text=True, timeout=900, env=build_env)
-    if r.returncode != 0 and re.search(r"No matching distribution|Could not find a version|"
-                                       r"Network is unreachable|Failed to establish", r.stderr):
-        pytest.skip("pip cannot fetch the build backend (setuptools) here")
-    assert r.returncode == 0, r.stderr[-2000:]
+    _pip(sys.executable, "install", "--quiet", "--no-deps", "--target", target, src,
+         env=dict(os.environ, TEXTNB_NO_C_CLIENT="0" if c_client else "1"))
     e = dict(os.environ, PYTHONPATH=str(target))
     for name in ("spamfilter", "topicfilter", "textnb"):
         exe = target / "bin" / name
@@ -136,6 +146,8 @@ def test_pip_install_puts_the_mail_tools_on_path(tmp_path, corpus, c_client):
     assert (first == b"\x7fELF") == c_client  # the compiled client, or the console script
     entry_points = next(target.glob("textnb-*.dist-info")).joinpath("entry_points.txt").read_text()
     assert ("spamfilter = textnb.cli.mailcli:spamfilter" in entry_points) == (not c_client)
+    # (the compiled client's Python command, beside it)
+    assert ("textnb-spamfilter-python = textnb.cli.mailcli:spamfilter" in entry_points) == c_client
     msg = mail_bytes(SPAM_WORDS, random.Random(4))
     v = subprocess.run([str(target / "bin" / "spamfilter"), "-m", str(model), "-p"], input=msg,
                        capture_output=True, env=e, timeout=120)
@@ -151,6 +163,45 @@ def test_pip_install_puts_the_mail_tools_on_path(tmp_path, corpus, c_client):
     finally:
         shutil.rmtree(sock_dir, ignore_errors=True)
     assert (d.returncode, d.stdout, d.stderr) == (v.returncode, v.stdout, b"")
+
+
+@pytest.mark.slow
+def test_a_wheel_runs_the_textnb_it_is_installed_with(tmp_path, corpus):
+    """A wheel built where a C compiler works holds the compiled ``spamfilter``, which named
+    the building interpreter for every mode but ``--socket``: ``python -m build``'s
+    throwaway environment, the Python whose pip cached the wheel. Installed anywhere else
+    it ran that (deleted) interpreter, then whatever ``python3`` PATH held: another textnb,
+    or none (a traceback, exit 1 "ham", with ``-p`` the message lost). It now runs the
+    console script installed beside it, which pip writes for the installing interpreter."""
+    if not _has_c_compiler():
+        pytest.skip("no C compiler: the wheel holds the console script spamfilter")
+    _, model = corpus
+    src = _package_source(tmp_path / "src")
+    version = src / "textnb" / "core" / "version.py"  # (this copy's textnb, told apart by its version)
+    version.write_text(version.read_text().replace('__version__ = "0.1.0"', '__version__ = "0.1.0+wheel.test"'))
+    building = tmp_path / "build-env"  # the interpreter that builds the wheel, gone afterwards
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", building], check=True)
+    _pip(building / "bin" / "python", "wheel", "--quiet", "--no-deps", "-w", tmp_path / "dist", src,
+         env=dict(os.environ, TEXTNB_NO_C_CLIENT="0"))
+    shutil.rmtree(building)
+    venv = tmp_path / "the venv"  # (a space in the interpreter's path: pip's console scripts handle it)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", venv], check=True)
+    _pip(venv / "bin" / "python", "install", "--quiet", "--no-deps", *(tmp_path / "dist").glob("*.whl"))
+    spamfilter = venv / "bin" / "spamfilter"
+    assert spamfilter.read_bytes()[:4] == b"\x7fELF"
+    other = tmp_path / "other"  # another python3 first on PATH, as the old client ran
+    other.mkdir()
+    (other / "python3").write_text("#!/bin/sh\necho another python3 >&2\nexit 1\n")
+    (other / "python3").chmod(0o755)
+    bare = {"PATH": f"{other}:/usr/bin:/bin", "LANG": "C.UTF-8"}
+    os.symlink(spamfilter, tmp_path / "spamfilter")  # (as ~/bin/spamfilter linked to the venv's)
+    msg = mail_bytes(SPAM_WORDS, random.Random(4))
+    for exe in (spamfilter, tmp_path / "spamfilter"):
+        v = subprocess.run([str(exe), "--version"], capture_output=True, text=True, env=bare, timeout=120)
+        assert (v.returncode, v.stdout, v.stderr) == (0, "spamfilter 0.1.0+wheel.test\n", "")
+        p = subprocess.run([str(exe), "-p", "-m", str(model)], input=msg, capture_output=True, env=bare,
+                           timeout=120)
+        assert (p.returncode, p.stderr) == (0, b"") and b"X-TextNB-Class: spam" in p.stdout
 
 
 def test_scripts_use_their_own_checkout(tmp_path):

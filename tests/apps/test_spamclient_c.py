@@ -18,7 +18,7 @@ import pytest
 
 from textnb.apps.serve import Server
 from textnb.apps.spamclient import client_main
-from textnb.apps.spamclient_build import ClientBuildError, build_client
+from textnb.apps.spamclient_build import FALLBACK_SCRIPT, ClientBuildError, build_client, installed_fallback
 from textnb.cli.mailfilters import filter_main
 
 from conftest import FakeServer, wait_in_syscall, wait_reading_stdin
@@ -288,6 +288,34 @@ def test_the_client_runs_no_python(tmp_path, spam_model, sock_dir):
 
 
 @pytest.mark.slow
+def test_the_installed_client_runs_the_python_command_beside_it_and_no_other(tmp_path, spam_model):
+    """The client pip installs runs its Python command, the console script
+    ``textnb-spamfilter-python``, from its own folder (links resolved). It named the
+    building interpreter instead, then ran ``python3`` from PATH (another textnb or none:
+    exit 1, "ham", the message lost); a missing script is one line naming the file, 3,
+    and with ``-p`` the message goes on unchanged."""
+    try:
+        exe = build_client(tmp_path / "bin" / "spamfilter", fallback=installed_fallback())
+    except ClientBuildError as exc:
+        pytest.skip(str(exc).splitlines()[0])
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "python3").write_text("#!/bin/sh\necho another python3\nexit 1\n")
+    (other / "python3").chmod(0o755)
+    bare = {"PATH": f"{other}:/usr/bin:/bin", "LANG": "C"}
+    msg = mail_bytes(SPAM_WORDS, random.Random(6))
+    missing = f"spamfilter: cannot run Python ({tmp_path / 'bin' / FALLBACK_SCRIPT}): No such file or directory\n"
+    assert c_client(exe, ["-m", spam_model, "-p"], msg, env=bare) == (3, msg, missing)
+    assert c_client(exe, ["--version"], msg, env=bare) == (3, b"", missing)
+    beside = tmp_path / "bin" / FALLBACK_SCRIPT
+    beside.write_text('#!/bin/sh\nfor a in "$@"; do printf "[%s]" "$a"; done\n')
+    beside.chmod(0o755)
+    os.symlink(exe, tmp_path / "link")
+    for run in (exe, tmp_path / "link"):
+        assert c_client(run, ["-m", spam_model, "-p", "a b"], msg, env=bare) == (0, f"[-m][{spam_model}][-p][a b]".encode(), "")
+
+
+@pytest.mark.slow
 def test_with_batch_no_python_copies_nothing_to_stdout(tmp_path, spam_model):
     """Python gone, ``-p`` given with ``--batch`` (where -p has no effect: the batch's stdout
     is verdict lines): the C client copied stdin to stdout, as for a message (session 28);
@@ -464,6 +492,8 @@ def test_build_errors_are_one_line_and_leave_nothing(tmp_path):
         build_client(out, fallback=["/usr/bin/python3"], cc="/nonexistent/cc")
     with pytest.raises(ClientBuildError, match="fallback"):
         build_client(out, fallback=[])
+    with pytest.raises(ClientBuildError, match="fallback: bin/python3: expected an absolute path or a bare name"):
+        build_client(out, fallback=["bin/python3"])
     (tmp_path / "d").mkdir()
     os.symlink(tmp_path / "elsewhere", tmp_path / "link")
     for taken in (tmp_path / "d", tmp_path / "link"):

@@ -11,9 +11,12 @@
  * (textnb/apps/spamclient_build.py, setup.py). Anything that is not the client's happy
  * path is left to Python: without --socket (or with -h/--help/--version), and for any argument
  * this program does not recognise exactly (an unknown option, a malformed number), it
- * replaces itself with the Python `spamfilter` (TEXTNB_FALLBACK, set at build time)
- * before reading a byte of the message, so the Python command gives its own answer or
- * its own error. From the moment the message is read, every failure is handled here as
+ * replaces itself with the Python `spamfilter` (TEXTNB_FALLBACK, set at build time: for
+ * an installed client the console script textnb-spamfilter-python in this program's own
+ * folder, which pip writes for the interpreter it installs with) before reading a byte of
+ * the message, so the Python command gives its own answer or its own error (when it
+ * cannot be run: one line, exit 3, with -p the message written out unchanged).
+ * From the moment the message is read, every failure is handled here as
  * the Python client handles it: one line on stderr, exit 3, and with -p the message
  * written out unchanged (never lost, never written twice).
  *
@@ -28,6 +31,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +46,10 @@
 #include <unistd.h>
 
 #include "spamclient_config.h" /* TEXTNB_FALLBACK: the Python command's argv prefix */
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
 
 #define DEFAULT_MAX_BYTES (10L * 1024 * 1024) /* textnb.io.mail.DEFAULT_MAX_BYTES */
 #define MAX_SIZE (4LL * 1024 * 1024 * 1024)   /* parse_size's upper bound, 4 GiB */
@@ -109,7 +117,37 @@ static void copy_fd(int from, int to)
     }
 }
 
-/* Replace this process with the Python spamfilter, same arguments (nothing read yet). */
+/* This executable's own path, links resolved, into `self`: /proc/self/exe, else argv[0]
+   as the shell found it (a path, or the first executable of that name on PATH). 0 if
+   not found (errno set). */
+static int own_path(const char *argv0, char self[PATH_MAX])
+{
+    ssize_t n = readlink("/proc/self/exe", self, PATH_MAX - 1);
+    if (n > 0 && n < PATH_MAX - 1 && self[0] == '/') {
+        self[n] = '\0';
+        return 1;
+    }
+    if (strchr(argv0, '/'))
+        return realpath(argv0, self) != NULL;
+    const char *d = getenv("PATH");
+    for (d = d ? d : ""; *argv0;) {
+        size_t len = strcspn(d, ":"); /* (an empty entry is the working directory) */
+        char candidate[PATH_MAX];
+        int w = snprintf(candidate, sizeof candidate, "%.*s/%s", len ? (int)len : 1, len ? d : ".", argv0);
+        if (w > 0 && (size_t)w < sizeof candidate && access(candidate, X_OK) == 0 && realpath(candidate, self))
+            return 1;
+        if (!d[len])
+            break;
+        d += len + 1;
+    }
+    errno = ENOENT;
+    return 0;
+}
+
+/* Replace this process with the Python spamfilter, same arguments (nothing read yet):
+   TEXTNB_FALLBACK's program when it is a path, else the program of that name in this
+   executable's own folder (the console script installed beside it). No other Python is
+   tried (a `python3` on PATH may have another textnb, or none). */
 static int run_python(int argc, char **argv)
 {
     struct stat st;
@@ -118,22 +156,31 @@ static int run_python(int argc, char **argv)
         fprintf(stderr, "spamfilter: stdin: %s\n", strerror(EISDIR));
         return EXIT_ERROR;
     }
+    const char *program = fallback_prefix[0];
+    char self[PATH_MAX], beside[PATH_MAX];
+    int found = 1;
+    if (!strchr(program, '/')) {
+        found = own_path(argv[0] ? argv[0] : "", self);
+        if (found) {
+            int w = snprintf(beside, sizeof beside, "%.*s/%s", (int)(strrchr(self, '/') - self), self, program);
+            found = w > 0 && (size_t)w < sizeof beside;
+            if (found)
+                program = beside;
+            else
+                errno = ENAMETOOLONG;
+        }
+    }
     size_t k = sizeof fallback_prefix / sizeof *fallback_prefix - 1;
-    char **args = calloc(k + (size_t)argc + 1, sizeof *args);
+    char **args = found ? calloc(k + (size_t)argc + 1, sizeof *args) : NULL;
     if (args) {
-        for (size_t i = 0; i < k; i++)
+        args[0] = (char *)program;
+        for (size_t i = 1; i < k; i++)
             args[i] = (char *)fallback_prefix[i];
         for (int i = 1; i < argc; i++)
             args[k + (size_t)i - 1] = argv[i];
-        execv(args[0], args);
-        int err = errno;
-        if (err == ENOENT) { /* the interpreter moved: the one on PATH */
-            args[0] = "python3";
-            execvp(args[0], args);
-        }
-        errno = err;
+        execv(program, args);
     }
-    fprintf(stderr, "spamfilter: cannot run Python (%s): %s\n", fallback_prefix[0], strerror(errno));
+    fprintf(stderr, "spamfilter: cannot run Python (%s): %s\n", program, strerror(errno));
     if (wants_passthrough(argc, argv))
         copy_fd(0, 1); /* the message goes on unchanged */
     return EXIT_ERROR;

@@ -10,7 +10,11 @@ an argument it does not recognise exactly) it replaces itself with the Python
 ``spamfilter`` before reading the message, so it is the whole command.
 
 ``pip install .`` builds it when a C compiler works (``setup.py``) and installs it as
-``spamfilter``; without one, ``spamfilter`` is the Python console script, the same
+``spamfilter``, with the console script ``textnb-spamfilter-python`` (:data:`FALLBACK_SCRIPT`)
+beside it: the Python ``spamfilter`` it hands over to (:func:`installed_fallback`). The
+client holds only that name and runs the file of that name in its own folder, so the
+interpreter is the one pip writes into the script at install time, wherever the wheel
+was built. Without a compiler, ``spamfilter`` is the Python console script, the same
 command at Python's speed. From a checkout::
 
     python scripts/build_spamclient.py -o ~/bin/spamfilter
@@ -30,15 +34,20 @@ import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["SOURCE", "ClientBuildError", "installed_fallback", "checkout_fallback", "build_client"]
+__all__ = ["SOURCE", "FALLBACK_SCRIPT", "ClientBuildError", "installed_fallback", "python_fallback",
+           "checkout_fallback", "build_client"]
 
 #: The C source, next to this file.
 SOURCE = Path(__file__).with_name("spamclient.c")
 
-#: What the installed command runs for everything that is not the daemon client: the
-#: console script's entry point (textnb.cli.mailcli.spamfilter) with the site module on,
-#: so an installed textnb is found. ``-c`` would put the working directory first on
-#: sys.path; it is taken off, as a console script's path never has it.
+#: The console script (entry point ``textnb.cli.mailcli:spamfilter``, the Python
+#: ``spamfilter``) that ``setup.py`` installs beside the compiled client, which runs it
+#: for everything that is not the daemon client.
+FALLBACK_SCRIPT = "textnb-spamfilter-python"
+
+#: What :func:`python_fallback` runs: the console script's entry point with the site
+#: module on, so an installed textnb is found. ``-c`` would put the working directory
+#: first on sys.path; it is taken off, as a console script's path never has it.
 _BOOT = ("import sys\n"
          "if sys.path and sys.path[0] == '': del sys.path[0]\n"
          "sys.argv[0] = 'spamfilter'\n"
@@ -50,8 +59,22 @@ class ClientBuildError(Exception):
     """The C compiler is missing or failed (one line, then the compiler's own output)."""
 
 
-def installed_fallback(python=None):
-    """The Python command an installed ``spamfilter`` falls back to: ``python -c BOOT``."""
+def installed_fallback():
+    """The Python command of an installed ``spamfilter``: :data:`FALLBACK_SCRIPT`, in the
+    client's own folder.
+
+    A bare name, not an interpreter's path: a wheel is built by one Python (``python -m
+    build``'s throwaway environment, pip's build for its wheel cache) and installed for
+    another, so the path of the building interpreter is not the installed one's (it ran
+    whatever ``python3`` was on PATH, or none). pip writes the console script for the
+    interpreter it installs with, as it does every script.
+    """
+    return [FALLBACK_SCRIPT]
+
+
+def python_fallback(python=None):
+    """The Python command of ``python``'s installed textnb: ``python -c BOOT`` (a client
+    built for one interpreter, ``scripts/build_spamclient.py --installed``)."""
     return [python or sys.executable, "-c", _BOOT]
 
 
@@ -97,7 +120,9 @@ def build_client(output, *, fallback, cc=None, timeout=120):
         nothing) is ever replaced.
     fallback : list of str
         The argv prefix of the Python ``spamfilter`` it runs for everything but the
-        client (:func:`installed_fallback`, :func:`checkout_fallback`).
+        client (:func:`installed_fallback`, :func:`python_fallback`,
+        :func:`checkout_fallback`). Its program is an absolute path, or a bare name: the
+        file of that name in the client's own folder (links resolved).
     cc : str or list, optional
         The compiler command (default ``$CC``, else ``cc``, ``gcc`` or ``clang``).
 
@@ -114,6 +139,8 @@ def build_client(output, *, fallback, cc=None, timeout=120):
     output = Path(output)
     if not fallback or not all(isinstance(a, str) and a and "\0" not in a for a in fallback):
         raise ClientBuildError("fallback: expected a non-empty list of non-empty strings")
+    if "/" in fallback[0] and not os.path.isabs(fallback[0]):
+        raise ClientBuildError(f"fallback: {fallback[0]}: expected an absolute path or a bare name")
     if output.is_symlink() or (output.exists() and not output.is_file()):
         raise ClientBuildError(f"{output}: not a regular file, not replaced")
     command = _compiler(cc)
