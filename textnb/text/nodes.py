@@ -385,14 +385,10 @@ def wrapped_text_model(root):
     node = root.state.get("model_") if isinstance(root, ModelNode) and root.kind == "TextClassifier" else None
     if not isinstance(node, ModelNode) or node.kind in KERNELS or node.kind == "APNBC":
         return None
-    found = scored_count_model(root)
-    if found is None or found[0].adjustment is not None:
+    found = _checked_count_model(scored_count_model(root))
+    if found is None:
         return None
-    scorer, final = found
-    checked = _count_state(final)
-    columns = scorer.feature_columns()
-    if checked is None or checked[2]["n_features_in_"] != columns.size:
-        return None
+    checked, columns, scorer = found
     terms = scorer.terms
     return node.kind, CountTextModel(root, *checked, [terms[c] for c in columns]), len(terms)
 
@@ -409,7 +405,18 @@ def node_count_model(node, n_features):
     describes a multi-label model's score models from, without the estimators."""
     from textnb.text.scorer import scored_node
 
-    found = scored_node(node, n_features)
+    found = _checked_count_model(scored_node(node, n_features))
+    if found is None:
+        return None
+    checked, columns, _ = found
+    return _fitted(*checked), columns
+
+
+def _checked_count_model(found):
+    """``(kernel, parameters, state)`` of the count model a scorer's ``(scorer, final node)``
+    ``found`` ends in, checked as load checks it (:func:`_count_state`), the term columns it
+    sees, and the scorer; None for no scorer, an adjusted one (APNBC) or a count model over
+    other columns."""
     if found is None or found[0].adjustment is not None:
         return None
     scorer, final = found
@@ -417,4 +424,4 @@ def node_count_model(node, n_features):
     columns = scorer.feature_columns()
     if checked is None or checked[2]["n_features_in_"] != columns.size:
         return None
-    return _fitted(*checked), columns
+    return checked, columns, scorer
