@@ -549,3 +549,21 @@ def test_lines_and_rows_of_a_pipe_are_answered_as_they_come(models, kind, argv):
     assert came.count("\n") == expected and out.count("\n") == expected + 1
     rc, at_once, _ = cli("predict", models[kind], *argv, stdin=first + rest)
     assert rc == 0 and out == at_once
+
+
+def test_predict_lines_of_a_crlf_file_reads_each_line_without_its_cr(tmp_path):
+    """``predict --lines`` of a file with CRLF line ends gives each line's text without the CR,
+    as the same lines read as TSV rows or a document of that text do (*was*: the CR kept, a
+    token ``now\\r`` under ``--token-pattern '[^ ]+'`` that the model never saw)."""
+    corpus = tmp_path / "c.tsv"
+    corpus.write_bytes(b"spam\tfree prize now\r\nham\tsee you at noon\r\nspam\twin free cash\r\nham\tlunch at noon ok\r\n")
+    model = tmp_path / "m.tnb"
+    assert cli("train", corpus, "-o", model, "--model", "multinomial", "--token-pattern", "[^ ]+")[0] == 0
+    lines = tmp_path / "q.txt"
+    lines.write_bytes(b"free prize now\r\nsee you at noon\r\n")
+    code, out, err = cli("predict", model, "--lines", lines, "--proba")
+    assert code == 0, err
+    rows = cli("predict", model, "--rows", corpus, "--proba")[1].splitlines()
+    assert [line.split("\t", 1)[1] for line in out.splitlines()] == [row.split("\t", 1)[1] for row in rows[:2]]
+    one = cli("predict", model, "-", "--proba", stdin=b"free prize now")[1]
+    assert out.splitlines()[0].split("\t", 1)[1] == one.strip().split("\t", 1)[1]

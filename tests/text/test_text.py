@@ -189,3 +189,22 @@ def test_a_single_string_is_a_value_error_on_every_document_path(tmp_path):
             call()
     with pytest.raises(TypeError):
         clf.predict("cheap")
+
+
+@pytest.mark.parametrize("dtype, name", [(np.int64, "int64"), (np.float32, "float32"), (np.dtype("float32"), "float32"),
+                                         (float, "float64"), ("int32", "int32")])
+def test_a_vectorizer_given_a_numpy_dtype_saves_its_model(tmp_path, dtype, name):
+    """``Vectorizer(dtype=np.int64)`` (scikit-learn's CountVectorizer default, as
+    ``get_params`` gives it) or ``np.float32``: the model file stores the dtype by its name and
+    loads to the same predictions, the same bytes as the name given (*was*: TypeError,
+    'cannot store a type in a model file')."""
+    from textnb import MultinomialNB, TextClassifier, Vectorizer, load
+
+    docs, y = ["free prize now", "hi there", "win cash prize", "see you soon"], ["s", "h", "s", "h"]
+    a, b = tmp_path / "a.tnb", tmp_path / "b.tnb"
+    TextClassifier(vectorizer=Vectorizer(dtype=dtype), model=MultinomialNB()).fit(docs, y).save(a)
+    TextClassifier(vectorizer=Vectorizer(dtype=name), model=MultinomialNB()).fit(docs, y).save(b)
+    assert a.read_bytes() == b.read_bytes()
+    model = load(a)
+    assert model.vectorizer_.dtype == name
+    assert list(model.predict(["free cash", "see you"])) == ["s", "h"]

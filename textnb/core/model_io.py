@@ -707,6 +707,11 @@ class _Packer:
             return {"$attribute": [str(v.name), str(v.kind), [str(x) for x in v.values]]}
         if type(v).__name__ in _REGISTRY:
             return self.node(v)
+        if isinstance(v, np.dtype) or (isinstance(v, type) and (issubclass(v, np.generic) or v in (int, float))):
+            # a dtype parameter as scikit-learn writes it (CountVectorizer's dtype=np.int64, np.float32,
+            # float): stored by its name, which the readers take (found by a user trial: such a Vectorizer
+            # fitted and predicted, and its model could not be saved)
+            return np.dtype(v).name
         raise TypeError(f"cannot store a {type(v).__name__} in a model file")
 
     def node(self, est):

@@ -539,7 +539,10 @@ def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, s
     chunk = []
     for raw in _lf_ended(_bounded_lines(stream, max_bytes), name):
         text = raw if isinstance(raw, str) else decode_bytes(raw)
-        chunk.append(text[:-1] if text.endswith("\n") else text)  # one line: only LF ends it, as read_fasttext
+        # one line: LF ends it, as read_fasttext; a CR before it is the line end's (CRLF), not text, as a
+        # TSV row's (found by a user trial: --lines kept it, a token 'now\r' the model had never seen)
+        text = text[:-1] if text.endswith("\n") else text
+        chunk.append(text[:-1] if text.endswith("\r") else text)
         if len(chunk) >= size:
             yield cleaned(chunk)
             chunk = []
