@@ -143,7 +143,8 @@ def _predict_multilabel(args, model, out, err):
         name = input_name(args.lines)
         start = 0
         with file_bar(out, err) as bar:
-            for chunk in line_chunks(args.lines, args.label_prefix, document_bytes(args, model), progress=bar):
+            for chunk in line_chunks(args.lines, args.label_prefix, document_bytes(args, model), progress=bar,
+                                     decode=model_decoding(model)):
                 emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
                 start += len(chunk)
             flush()
@@ -154,7 +155,8 @@ def _predict_multilabel(args, model, out, err):
             start = 0
             tally = Accuracy(path, "label", unit="line")  # (its accuracy on stderr, as a single-label model's)
             with file_bar(out, err) as bar:
-                for chunk, labels in line_chunks(path, args.label_prefix, max_bytes, with_labels=True, progress=bar):
+                for chunk, labels in line_chunks(path, args.label_prefix, max_bytes, with_labels=True, progress=bar,
+                                                 decode=model_decoding(model)):
                     emit([f"{path}:{start + i + 1}" for i in range(len(chunk))], chunk, tally, labels)
                     start += len(chunk)
             tally.report(err)
@@ -164,7 +166,7 @@ def _predict_multilabel(args, model, out, err):
             start = 0  # the rows as a single-label model's are read (row_chunks: line by line)
             tally = Accuracy(name, "label column")  # (P@1 against each row's labels, as a fastText file's)
             with file_bar(out, err) as bar:
-                for chunk, labels in rows_of(args, path, max_bytes, bar, label_sets=True):
+                for chunk, labels in rows_of(args, model, path, max_bytes, bar, label_sets=True):
                     emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk,
                          None if labels is None else tally, labels)
                     start += len(chunk)

@@ -106,7 +106,8 @@ def _predict_fasttext(args, model, path, classes, max_bytes, out, err):
     start = 0
     messages = lambda batch: _as_messages(model, batch[0], args)  # noqa: E731
     with file_bar(out, err) as bar:
-        chunks = line_chunks(path, args.label_prefix, max_bytes, with_labels=True, progress=bar)
+        chunks = line_chunks(path, args.label_prefix, max_bytes, with_labels=True, progress=bar,
+                             decode=model_decoding(model))
         for (chunk, labels), scores in scored_batches(model, chunks, messages, n_jobs=args.jobs):
             sources = [f"{path}:{start + i + 1}" for i in range(len(chunk))]
             start += len(chunk)
@@ -183,10 +184,12 @@ def binary_skipped(err, failed):
     return report
 
 
-def rows_of(args, path, max_bytes, bar, label_sets=False):
-    """:func:`~textnb.io.sources.row_chunks` of ``path`` as ``predict`` reads a file by rows:
-    its ``--no-header``, ``--label-column`` and ``--text-column`` (one text column: a text
-    model reads one; a mixed table's are its model's own)."""
+def rows_of(args, model, path, max_bytes, bar, label_sets=False):
+    """:func:`~textnb.io.sources.row_chunks` of ``path`` as ``predict`` reads a file by rows
+    for ``model`` (a TSV/CSV file's lines decoded as its documents are,
+    :func:`~textnb.text.tokenize.model_decoding`): its ``--no-header``, ``--label-column``
+    and ``--text-column`` (one text column: a text model reads one; a mixed table's are its
+    model's own)."""
     from textnb.core.errors import InputError
 
     texts = args.text_column or []
@@ -194,7 +197,7 @@ def rows_of(args, path, max_bytes, bar, label_sets=False):
         raise InputError(f"--text-column given {len(texts)} times: a text model reads one text column of a "
                          f"file read by rows (a mixed table's text columns are its model's)")
     return row_chunks(path, max_bytes, header=not args.no_header, progress=bar, label_column=args.label_column,
-                      text_column=texts[0] if texts else None, label_sets=label_sets)
+                      text_column=texts[0] if texts else None, label_sets=label_sets, decode=model_decoding(model))
 
 
 def _predict_rows(args, model, path, classes, max_bytes, out, err):
@@ -206,7 +209,7 @@ def _predict_rows(args, model, path, classes, max_bytes, out, err):
     start = 0
     with file_bar(out, err) as bar:
         chunks = ((_as_messages(model, chunk, args), labels)
-                  for chunk, labels in rows_of(args, path, max_bytes, bar))
+                  for chunk, labels in rows_of(args, model, path, max_bytes, bar))
         for (chunk, labels), scores in scored_batches(model, chunks, itemgetter(0), n_jobs=args.jobs):
             sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
             start += len(chunk)
@@ -223,8 +226,8 @@ def predict_lines(args, model, out, err):
     classes = label_names(model)
     start = 0
     with file_bar(out, err) as bar:
-        chunks = (_as_messages(model, chunk, args) for chunk in line_chunks(args.lines, args.label_prefix,
-                                                                             document_bytes(args, model), progress=bar))
+        chunks = (_as_messages(model, chunk, args) for chunk in line_chunks(
+            args.lines, args.label_prefix, document_bytes(args, model), progress=bar, decode=model_decoding(model)))
         for chunk, scores in scored_batches(model, chunks, n_jobs=args.jobs):
             sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
             start += len(chunk)

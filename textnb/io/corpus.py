@@ -1532,8 +1532,9 @@ class _CountedLines:
     holds a byte-order mark), and :attr:`line_num`, the file's lines given so far: the
     ``csv.reader``'s own count is of pieces, several lines of a quoted field being one."""
 
-    def __init__(self, pieces):
+    def __init__(self, pieces, codec=None, path=None):
         self.pieces, self.line_num = pieces, 0
+        self.codec, self.path = codec, path  # (a model's own encoding: every line decoded with it)
 
     def __iter__(self):
         return self
@@ -1542,6 +1543,12 @@ class _CountedLines:
         raw = next(self.pieces)
         lines = raw.count(b"\n")
         self.line_num += lines or 1
+        if self.codec is not None:
+            try:
+                return decode_bytes(raw, codec=self.codec)
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{self.path}:{self.line_num - (lines or 1) + 1}: "
+                                 f"{undecodable_reason(exc, self.codec)}") from None
         if lines < 2:
             return decode_bytes(raw)
         if BOM not in raw:
@@ -1655,7 +1662,7 @@ def _utf8_start(data):
 
 
 def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, size=1000,
-              need_label=False, header_table=True, header=True, label_sets=False, progress=None):
+              need_label=False, header_table=True, header=True, label_sets=False, progress=None, codec=None):
     """:func:`read_rows` as it reads: ``(documents, labels)`` in lists of at most ``size``
     rows, the file (or the binary ``stream``, e.g. standard input; ``path`` then only
     names it) read as they are needed, so memory holds one list whatever the input's
@@ -1671,7 +1678,11 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
     known only at the end. A pipe's or a terminal's list is given as soon as its next line
     has not come (:class:`~textnb.io.files.PipeReader`), once the rows its layout is decided
     on are read: what is read is answered while the input stalls, the rows and their order
-    the same."""
+    the same. ``codec``: the ``(encoding, errors)`` of a model whose vectorizer decodes its
+    documents with its own (:func:`textnb.text.tokenize.model_decoding`): a TSV/CSV file's
+    lines are decoded with it, as that model's document files are (a line it does not decode:
+    InputError naming ``path:LINE``); a JSON Lines file's texts are JSON strings, decoded as
+    JSON is, whatever the model."""
     path = os.fspath(path)
     close = stream is None
     if stream is None:
@@ -1679,7 +1690,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
     if progress is not None:
         chunks = iter_rows(path, stream=stream, label_column=label_column, text_column=text_column,
                            max_bytes=max_bytes, size=size, need_label=need_label, header_table=header_table,
-                           header=header, label_sets=label_sets)
+                           header=header, label_sets=label_sets, codec=codec)
         try:
             yield from read_progress(chunks, stream, progress)
         finally:
@@ -1713,7 +1724,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
             raw_lines = _capped_fields(raw_lines, cap)
         else:  # CSV: a quoted field may hold the delimiter and line ends
             raw_lines = _capped_fields(raw_lines, cap, delimiter.encode(), b'"')
-        lines = _CountedLines(raw_lines)
+        lines = _CountedLines(raw_lines, codec, path)
         head = next(lines, "")
         quoting = csv_quoting(delimiter)
         pieces, escape = itertools.chain([head], lines), {}

@@ -497,7 +497,7 @@ def _bounded_lines(stream, max_bytes):
 
 
 def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, size=1000, name=STDIN_NAME,
-                   with_labels=False):
+                   with_labels=False, codec=None):
     """The documents of ``stream``, one per line, in lists of at most ``size`` (memory
     holds one list, whatever the input's size): fastText's ``predict`` input.
 
@@ -511,7 +511,10 @@ def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, s
     (InputError naming ``name``), as every other reader of documents refuses it.
     ``with_labels``: ``(texts, labels)`` lists instead, ``labels`` each line's tuple of
     labels (:func:`parse_line`'s; empty for a line without one, or a file that is not
-    fastText's).
+    fastText's). ``codec``: the ``(encoding, errors)`` of a model whose vectorizer decodes
+    its documents with its own (:func:`textnb.text.tokenize.model_decoding`), each line
+    decoded so, as the model's document files are; a line it does not decode is an
+    InputError naming ``name:LINE``.
     """
     head = stream.peek(_SNIFF)[:_SNIFF] if hasattr(stream, "peek") else b""
     if isinstance(head, bytes) and is_binary(head):
@@ -538,7 +541,12 @@ def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, s
 
     chunk = []
     for raw in _lf_ended(_bounded_lines(stream, max_bytes), name):
-        text = raw if isinstance(raw, str) else decode_bytes(raw)
+        try:
+            text = raw if isinstance(raw, str) else decode_bytes(raw, codec=codec)
+        except UnicodeDecodeError as exc:  # (the model's own strict encoding)
+            from textnb.io.corpus import undecodable_reason
+
+            raise InputError(f"{name}:{done + len(chunk) + 1}: {undecodable_reason(exc, codec)}") from None
         # one line: LF ends it, as read_fasttext; a CR before it is the line end's (CRLF), not text, as a
         # TSV row's (found by a user trial: --lines kept it, a token 'now\r' the model had never seen)
         text = text[:-1] if text.endswith("\n") else text

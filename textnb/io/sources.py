@@ -80,7 +80,7 @@ def reading(path, *, rows=False, label_prefix=None):
 
 
 def row_chunks(path, max_bytes, stdin=None, header=True, progress=None, label_column=None, text_column=None,
-               label_sets=False):
+               label_sets=False, decode=True):
     """``(texts, labels)`` chunks of the rows of the TSV/CSV file ``path`` (``-``: ``stdin``),
     read as they come (:func:`textnb.io.corpus.iter_rows`: ``labels`` None without a label
     column); the rows are numbered from 1 in file order under the name ``input_name(path)``.
@@ -89,7 +89,9 @@ def row_chunks(path, max_bytes, stdin=None, header=True, progress=None, label_co
     ``label_column`` / ``text_column``: the columns (or JSON fields) by name or 1-based
     number, as ``train --label-column / --text-column`` names them (None: found by name);
     ``label_sets``: each row's labels a tuple, a multi-label model's (a JSON list's labels,
-    a TSV/CSV label a set of one)."""
+    a TSV/CSV label a set of one); ``decode``: the readers' guess (True) or a model's
+    vectorizer's own ``(encoding, errors)``, with which a TSV/CSV file's lines are decoded
+    (:func:`textnb.io.corpus.iter_rows`' ``codec``)."""
     from textnb.io.corpus import iter_rows, stdin_stream
 
     stream = None
@@ -98,7 +100,8 @@ def row_chunks(path, max_bytes, stdin=None, header=True, progress=None, label_co
     else:
         check_file(path)
     yield from iter_rows(input_name(path), stream=stream, max_bytes=max_bytes, header=header, progress=progress,
-                         label_column=label_column, text_column=text_column, label_sets=label_sets)
+                         label_column=label_column, text_column=text_column, label_sets=label_sets,
+                         codec=None if decode is True else decode)
 
 
 #: the most lines a list of :func:`line_chunks` holds (those of
@@ -106,7 +109,7 @@ def row_chunks(path, max_bytes, stdin=None, header=True, progress=None, label_co
 LINES_A_LIST = 1000
 
 
-def line_chunks(source, label_prefix, max_bytes, with_labels=False, stdin=None, progress=None):
+def line_chunks(source, label_prefix, max_bytes, with_labels=False, stdin=None, progress=None, decode=True):
     """The documents of ``source`` (a path, or ``-``: ``stdin``), one per line, in lists
     (:func:`textnb.io.fasttext.line_documents`; lines cut at ``max_bytes`` bytes, the words
     of ``label_prefix`` left out); ``with_labels``: ``(texts, labels)`` pairs of lists.
@@ -114,12 +117,15 @@ def line_chunks(source, label_prefix, max_bytes, with_labels=False, stdin=None, 
     or a terminal's list is given as soon as its next line has not come
     (:class:`~textnb.io.files.PipeReader`: ``predict --lines -`` behind ``tail -f``), when
     ``label_prefix`` is given (as predict gives it: the lines are then read alike in lists of
-    any length)."""
+    any length). ``decode``: the readers' guess (True) or a model's vectorizer's own
+    ``(encoding, errors)`` (:func:`textnb.text.tokenize.model_decoding`), as
+    :func:`document_batches` reads a document."""
     from textnb.io.corpus import open_input, read_progress, stdin_stream
     from textnb.io.fasttext import line_documents
     from textnb.io.files import PipeReader
 
     name = input_name(source)
+    codec = None if decode is True else decode
     if source == "-":
         stream, close = stdin_stream(stdin), False
     else:  # (a pipe or a FIFO is read as it comes; one that no process writes to is refused, not waited for)
@@ -129,11 +135,11 @@ def line_chunks(source, label_prefix, max_bytes, with_labels=False, stdin=None, 
         pipe = PipeReader.of(stream) if label_prefix is not None else None
         if pipe is not None:  # (each line read as it comes, then listed: lists of any length read alike)
             lines = line_documents(pipe, max_bytes=max_bytes, label_prefix=label_prefix, name=name,
-                                   with_labels=with_labels, size=1)
+                                   with_labels=with_labels, size=1, codec=codec)
             yield from _as_they_come(lines, pipe.line_ready, with_labels)
             return
         chunks = line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix, name=name,
-                                with_labels=with_labels, size=LINES_A_LIST)
+                                with_labels=with_labels, size=LINES_A_LIST, codec=codec)
         yield from chunks if progress is None else read_progress(chunks, stream, progress)
     except OSError as exc:  # (a read that fails: named, as every reader names its input)
         raise InputError(f"{name}: cannot read ({exc.strerror or exc})") from None
