@@ -2159,10 +2159,9 @@ def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True, split=None, s
             if messages is not None:
                 return messages
     elif isinstance(doc, (bytes, bytearray)):
-        data = doc
+        data = document_head(doc, max_bytes)[0]  # (a byte-order mark not counted: not text; a file's: read_bytes)
     else:
         raise TypeError(f"a document must be str, bytes or pathlib.Path; got {type(doc).__name__}")
-    data = document_head(data, max_bytes)[0]  # (a byte-order mark not counted: not text)
     if decode is True and data.isascii() and not is_binary(data):
         return data  # (ASCII bytes are their own text)
     return document_text(data, max_bytes, decode)
