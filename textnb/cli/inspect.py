@@ -134,7 +134,8 @@ def run(args, out, err):
     for c, n in zip(info["classes"], info["class_count"]):
         print(f"  {cell(c)}: {counted(float(n), 'document')}", file=out)
     selected = f" ({info['selected_terms']} selected for the model)" if "selected_terms" in info else ""
-    print(f"vocabulary: {info['vocabulary_size']} terms{terms_kind(info.get('tokenizer') or {})}{selected}", file=out)
+    print(f"vocabulary: {counted(info['vocabulary_size'], 'term')}{terms_kind(info.get('tokenizer') or {})}{selected}",
+          file=out)
     if not any(info["informative_terms"].values()):  # (a lazy model: a naive Bayes per document classified)
         print(f"most informative terms: none ({info['model']} holds no weights of its own)", file=out)
     else:
@@ -266,7 +267,7 @@ def _inspect_table(args, model, out, top_given=False):
         if a.get("model") == "gaussian":
             detail = "; ".join(f"{cell(c)}: mean {a['mean'][c]:.4g} sd {a['std'][c]:.4g}" for c in classes)
         elif a.get("kind") == "text":
-            detail = f"{a['vocabulary_size']} terms; most informative (log-odds, top {args.top}): " + "; ".join(
+            detail = f"{counted(a['vocabulary_size'], 'term')}; most informative (log-odds, top {args.top}): " + "; ".join(
                 f"{cell(c)}: " + terms_text(a["informative_terms"][c]) for c in classes)
         elif "probabilities" in a:
             detail = "; ".join(f"{cell(c)}: " + _values_line(a["values"], a["probabilities"][c], args.top)
@@ -339,7 +340,7 @@ def _inspect_spam(args, model, out):
     print(f"classes: {len(info['classes'])}", file=out)
     for c, n in zip(info["classes"], info["class_count"]):
         print(f"  {cell(c)}: {counted(n, 'message')}", file=out)
-    print(f"vocabulary: {info['vocabulary_size']} tokens (words, header fields, MIME parts and link hosts, each "
+    print(f"vocabulary: {counted(info['vocabulary_size'], 'token')} (words, header fields, MIME parts and link hosts, each "
           f"counted once per message)", file=out)
     weight = "log-likelihood ratio of its presence" if model.method == "multinomial" else \
         "Robinson's f(w) as log-odds; tokens within min_dev of 1/2 are not scored"
@@ -417,7 +418,7 @@ def _inspect_multilabel(args, model, root, out):
     for name, t, c in zip(names, ml.thresholds_, ml.constant_):
         note = {1: " (every training document has it)", 0: " (no training document has it)"}.get(int(c), "")
         print(f"  {cell(name)}: threshold {_threshold_text(t)}{note}", file=out)
-    print(f"vocabulary: {info['vocabulary_size']} terms", file=out)
+    print(f"vocabulary: {counted(info['vocabulary_size'], 'term')}", file=out)
     _print_label_prefix(info, out)
     if any(terms.values()):
         print(f"most informative terms (log-odds of the label against the others, top {args.top}):", file=out)

@@ -176,8 +176,10 @@ def explanation_text(info):
         body = ", ".join(f"{t['term']} {amount(t['contribution'])}" for t in info["for"] + info["against"])
     against = (f"; the scores favour {info['runner_up']}, the calibrated probabilities chose this label"
                if info["margin"] < 0 else "")
+    none = ("the terms it knows weigh the same for both classes" if info.get("known_terms") else
+            "no term the model knows")
     return (f"vs {info['runner_up']} by {amount(info['margin'], sign=False)} (prior {amount(info['prior'])}{against}): "
-            f"{body or 'no term the model knows'}")
+            f"{body or none}")
 
 
 def proba_text(p, threshold=None):

@@ -238,6 +238,9 @@ def _term_explanation(terms, counts, x, W, b, classes, top, P=None, present=None
         "prior": float(b[p] - b[r]),
         "for": listing(pos),
         "against": listing(neg),
+        # the document's terms the model knows, those weighing 0 between the two classes too (found by a
+        # user trial: a document of known terms that balance out was said to hold none)
+        "known_terms": int(np.count_nonzero(x if present is None else (x != 0) | (present != 0))),
     }
 
 
@@ -690,6 +693,11 @@ def _explanations(n, scores, prior, classes, attributes_of, predicted=None, top=
     return out
 
 
+#: how far apart, relative to the log scores, two sums of the same terms may be by rounding alone
+#: (a few units in the last place of each score: what :func:`explain_by_leaving_out` takes for 0)
+_ROUNDING = 16 * np.finfo(np.float64).eps
+
+
 def explain_by_leaving_out(model, X, *, attributes=None, predicted=None, top=None):
     """Per-attribute contributions of a table model's decisions, by leaving each value out.
 
@@ -745,8 +753,13 @@ def explain_by_leaving_out(model, X, *, attributes=None, predicted=None, top=Non
         for k, sl in enumerate(slices):
             value = "?" if np.isnan(X[i, sl]).all() else (
                 _cell_text(attributes[k], X[i, sl]) if attributes is not None else f"{X[i, sl][0]:g}")
-            atts.append({"name": str(names[k]), "kind": kinds[k], "value": value,
-                         "contribution": float(margin - (without[k][i, p] - without[k][i, r]))})
+            change = margin - (without[k][i, p] - without[k][i, r])
+            # a difference within the four scores' rounding is none (found by a user trial: a value equally
+            # likely in both classes was shown as +1.11e-16, the scores' last bit)
+            scale = max(abs(full[i, p]), abs(full[i, r]), abs(without[k][i, p]), abs(without[k][i, r]), 1.0)
+            if abs(change) <= _ROUNDING * scale:
+                change = 0.0
+            atts.append({"name": str(names[k]), "kind": kinds[k], "value": value, "contribution": float(change)})
         return atts
 
     return _explanations(X.shape[0], full, base, classes, attributes_of, predicted, top)

@@ -426,9 +426,17 @@ def _read_as_table(path, opts, data=None):
 
 
 def check_table_classes(table):
+    """A training table of fewer than two classes, or whose rows all weigh 0 (ARFF instance
+    weights ``{0}``: nothing to learn from), is one InputError line naming it; what ``train``
+    and ``evaluate`` check before fitting (found by a user trial: all-zero weights were the
+    estimator's ValueError, an internal error, exit 70)."""
     classes = np.unique(table.y)
     if len(classes) < 2:
         raise InputError(f"{table.source}: only one class ({classes[0]!r}); need at least two")
+    weights = getattr(table, "sample_weight", None)
+    if weights is not None and len(weights) and not np.any(np.asarray(weights) > 0):
+        raise InputError(f"{table.source}: every row weighs 0 (instance weights): there is nothing to learn from; "
+                         "give some rows a weight above 0")
 
 
 def check_classes(corpus):

@@ -353,8 +353,10 @@ def fold_counts(X_train, X_test, vectorizer):
     cols = np.flatnonzero(prune_mask(df, tf, X_train.shape[0], min_df=vectorizer["min_df"],
                                      max_df=vectorizer["max_df"], max_features=vectorizer["max_features"]))
     if cols.size == 0:
-        raise EmptyVocabulary("empty vocabulary in a training fold: its documents have no term left (empty, only "
-                              "stop words, or pruned by min_df / max_df)")
+        # (the training documents of a fold, of evaluate --test's training part or of a train/ part: found by a
+        # user trial, a train/test evaluation was said to have an empty "training fold")
+        raise EmptyVocabulary("empty vocabulary: the training documents have no term left (empty, only stop words, "
+                              "or pruned by min_df / max_df)")
     X_train, X_test = X_train[:, cols], X_test[:, cols]
     if vectorizer["binary"]:
         X_train, X_test = X_train.copy(), X_test.copy()
