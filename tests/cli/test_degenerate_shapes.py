@@ -82,3 +82,22 @@ def test_a_value_equally_likely_in_both_classes_contributes_exactly_0(tmp_path, 
     assert code == 0 and out.rstrip("\n").endswith("m=u +0.00"), out
     code, out, err = cli("predict", tmp_path / "t.tnb", query, "--explain", "--json")
     assert code == 0 and json.loads(out)["explanation"]["attributes"][0]["contribution"] == 0.0
+
+
+@pytest.mark.parametrize("options", [["--model", "bernoulli"], ["--model", "multinomial", "--weighting"],
+                                     ["--model", "complement"]])
+def test_terms_of_equal_weight_explain_as_0_in_every_text_model(tmp_path, options):
+    """``--explain`` of a term equally weighted in both classes, by a Bernoulli model (whose
+    absent terms' sums are added in another order per class) or term weighting: margin,
+    prior and contribution exactly 0, as the table models' (*was*: ``by 1.78e-15 (prior
+    +8.88e-16)``, ``shared +4.44e-16``)."""
+    corpus = tmp_path / "bal.tsv"
+    corpus.write_text("spam\tshared money win\nham\tshared hello mom\nspam\tshared money prize\n"
+                      "ham\tshared mom dinner\n" * 1 + "spam\tshared money win\nham\tshared hello mom\n"
+                      "spam\tshared money prize\nham\tshared mom dinner\n" * 5)
+    model = tmp_path / "m.tnb"
+    assert cli("train", corpus, *options, "-o", model)[0] == 0
+    code, out, err = cli("predict", model, "-", "--explain", "--json", stdin=b"shared\n")
+    explanation = json.loads(out)["explanation"]
+    assert code == 0 and explanation["margin"] == 0.0 and explanation["prior"] == 0.0, explanation
+    assert explanation["for"] == explanation["against"] == [] and explanation["known_terms"] == 1

@@ -208,3 +208,19 @@ def test_a_vectorizer_given_a_numpy_dtype_saves_its_model(tmp_path, dtype, name)
     model = load(a)
     assert model.vectorizer_.dtype == name
     assert list(model.predict(["free cash", "see you"])) == ["s", "h"]
+
+
+def test_numpy_booleans_as_parameters_save_as_booleans(tmp_path):
+    """``Vectorizer(binary=np.bool_(True))``, ``MultinomialNB(fit_prior=np.bool_(False))``
+    (what a parameter grid of ``np.array([True, False])`` gives; scikit-learn takes them):
+    saved as the booleans they are, the same bytes (*was*: TypeError, 'cannot store a bool in a
+    model file')."""
+    from textnb import MultinomialNB, TextClassifier, Vectorizer, load
+
+    docs, y = ["good great fine", "bad awful poor", "great good nice", "poor bad terrible"], ["p", "n", "p", "n"]
+    a, b = tmp_path / "a.tnb", tmp_path / "b.tnb"
+    TextClassifier(vectorizer=Vectorizer(binary=np.bool_(True)),
+                   model=MultinomialNB(fit_prior=np.bool_(False))).fit(docs, y).save(a)
+    TextClassifier(vectorizer=Vectorizer(binary=True), model=MultinomialNB(fit_prior=False)).fit(docs, y).save(b)
+    assert a.read_bytes() == b.read_bytes()
+    assert list(load(a).predict(["good", "bad"])) == ["p", "n"]

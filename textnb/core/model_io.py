@@ -679,6 +679,8 @@ class _Packer:
     def value(self, v):
         if v is None or isinstance(v, (bool, str)):
             return v
+        if isinstance(v, np.bool_):  # (a parameter grid of np.array([True, False]) gives these)
+            return bool(v)
         if isinstance(v, (int, np.integer)):
             return int(v)
         if isinstance(v, (float, np.floating)):

@@ -219,8 +219,11 @@ def _term_explanation(terms, counts, x, W, b, classes, top, P=None, present=None
                 "for": [], "against": []}
     p, r = _told_apart(score, classes, predicted)
     contrib = x * (W[p] - W[r])
+    scale = np.maximum(np.abs(x * W[p]), np.abs(x * W[r]))
     if P is not None:
         contrib = contrib + present * (P[p] - P[r])
+        scale = scale + np.maximum(np.abs(present * P[p]), np.abs(present * P[r]))
+    contrib[np.abs(contrib) <= _ROUNDING * scale] = 0.0  # (two classes' equal weights, summed in another order)
     nz = np.flatnonzero(contrib)
 
     def listing(idx):
@@ -234,8 +237,8 @@ def _term_explanation(terms, counts, x, W, b, classes, top, P=None, present=None
     return {
         "predicted": str(classes[p]),
         "runner_up": str(classes[r]),
-        "margin": float(score[p] - score[r]),
-        "prior": float(b[p] - b[r]),
+        "margin": _beyond_rounding(score[p] - score[r], score[p], score[r]),
+        "prior": _beyond_rounding(b[p] - b[r], b[p], b[r]),
         "for": listing(pos),
         "against": listing(neg),
         # the document's terms the model knows, those weighing 0 between the two classes too (found by a
@@ -694,8 +697,17 @@ def _explanations(n, scores, prior, classes, attributes_of, predicted=None, top=
 
 
 #: how far apart, relative to the log scores, two sums of the same terms may be by rounding alone
-#: (a few units in the last place of each score: what :func:`explain_by_leaving_out` takes for 0)
+#: (a few units in the last place of each score: what an explanation takes for 0)
 _ROUNDING = 16 * np.finfo(np.float64).eps
+
+
+def _beyond_rounding(difference, *values):
+    """``difference`` (of sums among ``values``, log scores or weights) as a float, 0 when it
+    is within their rounding (:data:`_ROUNDING` of the largest, at least 1): two classes'
+    equal scores summed in another order differ in their last bits (found by user trials:
+    ``m=u +1.11e-16``, ``by 1.78e-15 (prior +8.88e-16)`` of equal classes)."""
+    scale = max([abs(float(v)) for v in values] + [1.0])
+    return 0.0 if abs(difference) <= _ROUNDING * scale else float(difference)
 
 
 def explain_by_leaving_out(model, X, *, attributes=None, predicted=None, top=None):
@@ -753,13 +765,11 @@ def explain_by_leaving_out(model, X, *, attributes=None, predicted=None, top=Non
         for k, sl in enumerate(slices):
             value = "?" if np.isnan(X[i, sl]).all() else (
                 _cell_text(attributes[k], X[i, sl]) if attributes is not None else f"{X[i, sl][0]:g}")
-            change = margin - (without[k][i, p] - without[k][i, r])
             # a difference within the four scores' rounding is none (found by a user trial: a value equally
             # likely in both classes was shown as +1.11e-16, the scores' last bit)
-            scale = max(abs(full[i, p]), abs(full[i, r]), abs(without[k][i, p]), abs(without[k][i, r]), 1.0)
-            if abs(change) <= _ROUNDING * scale:
-                change = 0.0
-            atts.append({"name": str(names[k]), "kind": kinds[k], "value": value, "contribution": float(change)})
+            change = _beyond_rounding(margin - (without[k][i, p] - without[k][i, r]), full[i, p], full[i, r],
+                                      without[k][i, p], without[k][i, r])
+            atts.append({"name": str(names[k]), "kind": kinds[k], "value": value, "contribution": change})
         return atts
 
     return _explanations(X.shape[0], full, base, classes, attributes_of, predicted, top)
