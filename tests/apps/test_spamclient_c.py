@@ -539,3 +539,34 @@ def test_a_signal_while_the_message_is_written_leaves_it_whole(spamfilter_c, spa
         proc.wait(timeout=120)
     assert proc.returncode == code and err.count(b"\n") == 1, err
     assert out == whole.stdout
+
+
+def test_abbreviated_options_with_socket_are_taken_as_argparse_takes_them(spamfilter_c, spam_model, sock_dir, tmp_path):
+    """``spamfilter --socket S --pass`` (``--passth``, ``--exit`` for ``--exit-zero``, ``--sock``
+    for ``--socket``): the compiled client, the Python client and the cold command give the
+    same answer as with the whole names, argparse's rule (*was*: ``--pass: not available with
+    --socket``, exit 3, the message lost); the spamfilter options the client knows are its
+    parser's; with Python gone, the compiled client copies the message for ``--pass`` too."""
+    from textnb.apps.spamclient import SPAMFILTER_LONG_OPTIONS, long_option
+    from textnb.cli.mailfilters import _spam_parser
+
+    assert SPAMFILTER_LONG_OPTIONS == tuple(sorted(o for a in _spam_parser()._actions for o in a.option_strings
+                                                   if o.startswith("--")))
+    assert [long_option(a) for a in ("--pass", "--exit", "--sock", "--s", "--x", "-p")] == [
+        "--passthrough", "--exit-zero", "--socket", "--s", "--x", "-p"]
+    sock = sock_dir / "s"
+    msg = mail_bytes(SPAM_WORDS, random.Random(9))
+    with Server(spam_model, socket_path=sock):
+        want = c_client(spamfilter_c, ["--socket", sock, "--passthrough", "--exit-zero"], msg)
+        assert want[0] == 0 and b"X-TextNB-Class: spam" in want[1]
+        for argv in (["--socket", sock, "--pass", "--exit"], ["--socket", sock, "--passth", "--exit-z"],
+                     ["--sock", sock, "--pass", "--exit"]):
+            assert c_client(spamfilter_c, argv, msg) == want, argv
+            assert py_client(argv, msg) == want, argv
+        assert cold(["-m", spam_model, "--pass", "--exit"], msg) == want
+    try:
+        exe = build_client(tmp_path / "spamfilter", fallback=["/nonexistent/python3", "-S", "x"])
+    except ClientBuildError as exc:
+        pytest.skip(str(exc).splitlines()[0])
+    code, out, err = c_client(exe, ["--socket", sock, "--pass"], msg, env={"PATH": "/nonexistent", "LANG": "C"})
+    assert (code, out) == (3, msg) and "cannot run Python" in err

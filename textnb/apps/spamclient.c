@@ -93,7 +93,8 @@ static int wants_passthrough(int argc, char **argv)
         return 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-p") || !strcmp(a, "--passthrough"))
+        size_t n = strlen(a); /* --passthrough, or an abbreviation as argparse takes it (no other option starts --p) */
+        if (!strcmp(a, "-p") || (n > 2 && n <= 13 && !strncmp(a, "--passthrough", n)))
             return 1;
         if (a[0] == '-' && a[1] != '-' && strchr(a + 1, 'p'))
             return 1;

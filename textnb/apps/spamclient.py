@@ -457,8 +457,8 @@ def is_client(argv):
     """Whether ``spamfilter``'s ``argv`` asks for this client (``--socket``, and none of
     :data:`NOT_CLIENT`). ``scripts/spamfilter`` and ``textnb.cli.mailcli`` ask it; the C
     client (spamclient.c) follows the same rule."""
-    return any(a == "--socket" or a.startswith("--socket=") for a in argv) and not any(
-        a in NOT_CLIENT for a in argv)
+    return any(long_option(a.partition("=")[0]) == "--socket" for a in argv) and not any(
+        long_option(a) in NOT_CLIENT for a in argv)  # (abbreviations as argparse takes them: --sock, --vers)
 
 
 def main(argv=None):
@@ -469,6 +469,24 @@ def main(argv=None):
 
 _VALUE_OPTIONS = {"--socket", "--spam-cutoff", "--ham-cutoff", "--max-bytes"}
 _FLAGS = {"-p": "passthrough", "--passthrough": "passthrough", "-e": "exit_zero", "--exit-zero": "exit_zero"}
+#: every long option of ``spamfilter`` (its argparse parser's: a test holds them equal), for
+#: the abbreviations argparse takes (``--pass`` for ``--passthrough``), which the client takes alike
+SPAMFILTER_LONG_OPTIONS = ("--alpha", "--batch", "--exit-zero", "--ham-cutoff", "--help", "--jobs", "--kind",
+                           "--log-odds", "--max-bytes", "--model", "--passthrough", "--register-ham",
+                           "--register-spam", "--socket", "--spam-cutoff", "--train-ham", "--train-spam",
+                           "--unregister-ham", "--unregister-spam", "--version")
+
+
+def long_option(name):
+    """The spamfilter long option ``name`` stands for, as argparse reads it: itself, or the one
+    option it is an abbreviation of (``--pass``: ``--passthrough``); ``name`` as it is when it
+    is no option's or several's (then refused in their words). Found by a user trial:
+    ``spamfilter --socket S --pass`` was refused, the message lost, where the command without
+    ``--socket`` took ``--pass`` for ``--passthrough``."""
+    if name[:2] != "--" or len(name) <= 2 or name in SPAMFILTER_LONG_OPTIONS:
+        return name
+    found = [o for o in SPAMFILTER_LONG_OPTIONS if o.startswith(name)]
+    return found[0] if len(found) == 1 else name
 
 
 def _parse(argv):
@@ -478,6 +496,8 @@ def _parse(argv):
     while i < len(argv):
         arg = argv[i]
         name, eq, value = arg.partition("=")
+        name = long_option(name)
+        arg = name + eq + value if arg[:2] == "--" else arg
         if name in _VALUE_OPTIONS and name.startswith("--"):
             if not eq:
                 i += 1
@@ -537,7 +557,7 @@ def client_main(argv, *, stdin, stdout, stderr):
     130 when interrupted.
     """
     head, written, parts = None, False, []
-    passthrough = any(a in ("-p", "--passthrough") or (a[:1] == "-" and a[1:2] != "-" and "p" in a)
+    passthrough = any(a == "-p" or long_option(a) == "--passthrough" or (a[:1] == "-" and a[1:2] != "-" and "p" in a)
                       for a in argv) and not asks_batch(argv)
     try:
         try:
