@@ -112,18 +112,24 @@ def _latin1_corpus(root):
     return [root / "folder", root / "c.tsv", root / "c.jsonl"]
 
 
+def _trained_vocabularies(tmp_path, sources):
+    """The sorted vocabulary of ``textnb train SOURCE --max-bytes 14 --model multinomial`` of each source."""
+    vocabularies = []
+    for source in sources:
+        model = tmp_path / f"{source.name}.tnb"
+        rc, _, err = cli("train", source, "--max-bytes", "14", "--model", "multinomial", "-o", model)
+        assert rc == 0, err
+        vocabularies.append(sorted(textnb.load(model).vectorizer_.vocabulary_))
+    return vocabularies
+
+
 def test_a_latin1_file_is_cut_where_its_text_is_cut_as_a_row_or_a_str_on_every_path(tmp_path):
     """``--max-bytes`` counts the UTF-8 bytes of a document's text whatever holds it: a
     Latin-1 file's first 14 bytes decode to 14 characters, 19 UTF-8 bytes, cut to the 14 of
     the same text given as a row or a str (*was*: training kept ``abcdef`` from the file,
     ``abc`` from the row, and ``predict`` cut the file's text a second time, so it scored
     less than training had learnt and less than the library scored)."""
-    vocabularies = []
-    for source in _latin1_corpus(tmp_path):
-        model = tmp_path / f"{source.name}.tnb"
-        rc, _, err = cli("train", source, "--max-bytes", "14", "--model", "multinomial", "-o", model)
-        assert rc == 0, err
-        vocabularies.append(sorted(textnb.load(model).vectorizer_.vocabulary_))
+    vocabularies = _trained_vocabularies(tmp_path, _latin1_corpus(tmp_path))
     lib = textnb.TextClassifier(max_bytes=14, model=textnb.MultinomialNB()).fit(list(LATIN1.values()), list(LATIN1))
     assert vocabularies == [sorted(lib.vectorizer_.vocabulary_)] * 3 == [["abc", "ghi", "ààààà", "ééééé"]] * 3
     model = tmp_path / "folder.tnb"
@@ -237,12 +243,7 @@ def test_a_file_with_a_byte_order_mark_is_cut_where_its_text_is_cut_as_a_row_or_
     (tmp_path / "c.jsonl").write_text("".join(json.dumps({"label": k, "text": v}) + "\n" for k, v in BOMMED.items()),
                                       encoding="utf-8")
     sources = [tmp_path / "folder", tmp_path / "c.tsv", tmp_path / "c.jsonl"]
-    vocabularies = []
-    for source in sources:
-        model = tmp_path / f"{source.name}.tnb"
-        rc, _, err = cli("train", source, "--max-bytes", "14", "--model", "multinomial", "-o", model)
-        assert rc == 0, err
-        vocabularies.append(sorted(textnb.load(model).vectorizer_.vocabulary_))
+    vocabularies = _trained_vocabularies(tmp_path, sources)
     lib = textnb.TextClassifier(max_bytes=14, model=textnb.MultinomialNB()).fit(list(BOMMED.values()), list(BOMMED))
     assert vocabularies == [sorted(lib.vectorizer_.vocabulary_)] * 3 == [["abcdef", "ghijk", "qrstuv", "wxyzab"]] * 3
     doc = tmp_path / "folder" / "spam" / "1.txt"

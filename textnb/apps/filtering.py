@@ -822,7 +822,7 @@ def _locked(model_path, journal=True, start=False):
 def journal_path(model_path):
     """Where the daemon's TELL journal of the model at ``model_path`` is (the messages it
     learned and forgot, :mod:`textnb.apps.spamd`): next to the real model file
-    (:func:`_beside`: named by the user's path, as errors name it, unless that is a
+    (:func:`~textnb.core.model_io.side_files_base`: named by the user's path, as errors name it, unless that is a
     symbolic link). A model trained anew (:func:`train_model`) starts without one."""
     return side_files_base(model_path) + JOURNAL_SUFFIX
 
