@@ -84,8 +84,11 @@ def _tokens(blobs, lowercase):
     joined += b"\0" * _PAD
     buf = np.frombuffer(joined, dtype=np.uint8)
     step = np.diff(_word_bytes(buf).view(np.int8), prepend=np.int8(0))
-    starts = np.flatnonzero(step == 1)
-    lengths = np.flatnonzero(step == -1) - starts
+    # a run of word bytes starts (+1) and ends (-1, the byte after it) in turn, and the
+    # padding ends the last one: one pass over the bytes finds both
+    edges = np.flatnonzero(step != 0)
+    starts = edges[0::2]
+    lengths = edges[1::2] - starts
     keep = lengths >= 2
     starts, lengths = starts[keep], lengths[keep]
     sizes = np.fromiter(map(len, blobs), dtype=np.int64, count=len(blobs)) + 1
@@ -176,7 +179,7 @@ def _group(h):
     is_first = rep == positions
     first = np.flatnonzero(is_first)
     values = h[first]
-    order = np.argsort(values, kind="stable")
+    order = np.argsort(values)  # (distinct values: one order whatever the kind; the default is vectorised)
     low = np.uint64(max(1, (n - 1).bit_length()))  # _sort_group's grouping bits
     tops = values[order] >> low
     if np.any(tops[1:] == tops[:-1]):

@@ -626,9 +626,9 @@ def cell_counts(rows, ids, n_rows, n_cols):
     """``(data, indices, indptr)`` of the (n_rows, n_cols) CSR matrix counting each
     ``(rows[i], ids[i])`` pair, with sorted indices and no duplicates: one value sort of
     the pairs' cell numbers (faster than a COO -> CSR conversion followed by
-    ``sum_duplicates``; a stable sort: the pairs come in order of their rows, which numpy's
-    timsort uses and its quicksort does not, 2-3x faster). numpy only."""
-    cells = np.sort(rows * max(n_cols, 1) + ids, kind="stable")
+    ``sum_duplicates``; numpy's default sort, vectorised on numpy 2 with AVX2 or AVX-512,
+    four to five times faster than its stable sort here). numpy only."""
+    cells = np.sort(rows * max(n_cols, 1) + ids)
     if cells.size:
         new = np.empty(cells.size, dtype=bool)
         new[0] = True
