@@ -68,6 +68,22 @@ def test_sparse_rows_and_weights(tmp_path):
     np.testing.assert_array_equal(d.weights, [1, 1, 1, 3, 0.5])
 
 
+
+def test_a_rows_trailing_comment_is_no_weight_and_no_sparse_end(tmp_path):
+    """A ``%`` comment after a data row is dropped before its weight and its sparse ``}``
+    are looked for, as Weka reads it: a comment ending in ``{5}`` was read as the row's
+    weight, one ending in ``{ticket}`` refused as a weight that is not a number, and a
+    weighted or sparse row followed by a comment refused."""
+    head = "@relation r\n@attribute a numeric\n@attribute c {p,n}\n@data\n"
+    d = read_arff(_write(tmp_path, head + "1,p\n2,n\n3,p % old weight {5}\n4,n % see {ticket}\n"))
+    np.testing.assert_array_equal(d.weights, [1, 1, 1, 1])
+    np.testing.assert_array_equal(d.X, [[1, 0], [2, 1], [3, 0], [4, 1]])
+    d = read_arff(_write(tmp_path, head + "1,p, {2} % weighted\n{0 2, 1 n} % sparse\n{0 3} , {0.5}% both\n"))
+    np.testing.assert_array_equal(d.weights, [2, 1, 0.5])
+    np.testing.assert_array_equal(d.X, [[1, 0], [2, 1], [3, 0]])
+    d = read_arff(_write(tmp_path, "@relation r\n@attribute s string\n@attribute c {p,n}\n@data\n'50% off {3}',p\n"))
+    np.testing.assert_array_equal(d.weights, [1])  # (a % inside quotes is text)
+
 @pytest.mark.parametrize(
     "text, line, fragment",
     [

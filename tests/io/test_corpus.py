@@ -724,3 +724,44 @@ def test_a_folder_bind_mounted_below_itself_is_walked_once_and_never_written_ove
         assert (corpus / "ham" / "0.txt").read_text() == "ham words number 0 here"
     finally:
         subprocess.run(["umount", str(other)], capture_output=True)
+
+
+def test_a_label_is_read_without_surrounding_blanks_from_every_container(tmp_path):
+    """Class folders, TSV/CSV rows, JSON Lines (single- and multi-label), label folders and a
+    label file read ``" lead"`` and ``"trail "`` alike, as ``lead`` and ``trail``: a model of
+    the folders scored the rows of the same corpus at accuracy 0 (its classes kept the
+    blanks, the rows' did not), and a multi-label model's printed labels did not read back."""
+    import json
+
+    from textnb.io.multilabel import read_json_multilabel, read_multilabel_corpus
+
+    rows = [(" lead", "money bank profit"), ("trail ", "football match goal")] * 3
+    folders = tmp_path / "folders"
+    for i, (label, text) in enumerate(rows):
+        (folders / label).mkdir(parents=True, exist_ok=True)
+        (folders / label / f"{i}.txt").write_text(text)
+    (tmp_path / "c.csv").write_text("label,text\n" + "".join(f'"{lab}",{t}\n' for lab, t in rows))
+    (tmp_path / "c.jsonl").write_text("".join(json.dumps({"label": lab, "text": t}) + "\n" for lab, t in rows))
+    for source in (folders, tmp_path / "c.csv", tmp_path / "c.jsonl"):
+        assert sorted(set(open_corpus(source).labels)) == ["lead", "trail"], source
+    (tmp_path / "m.jsonl").write_text("".join(json.dumps({"labels": [lab, " x "], "text": t}) + "\n"
+                                              for lab, t in rows))
+    assert set(read_json_multilabel(tmp_path / "m.jsonl").labels) == {("lead", "x"), ("trail", "x")}
+    assert set(read_multilabel_corpus(folders).labels) == {("lead",), ("trail",)}
+    (tmp_path / "labels.tsv").write_text("".join(f"{i}.txt\t{lab},x\n" for i, (lab, _) in enumerate(rows)))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i, (_, text) in enumerate(rows):
+        (docs / f"{i}.txt").write_text(text)
+    assert set(read_multilabel_corpus(docs, label_file=tmp_path / "labels.tsv").labels) == \
+        {("lead", "x"), ("trail", "x")}
+
+
+def test_a_class_folder_named_by_blanks_alone_is_refused(tmp_path):
+    for name in ("spam", "  "):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.txt").write_text("some text here")
+    with pytest.raises(InputError, match="class folder whose name is blank"):
+        open_corpus(tmp_path)
+    code, out, err = cli("train", str(tmp_path), "-o", str(tmp_path / "m.tnb"))
+    assert code != 0 and len(err.strip().splitlines()) == 1 and "blank" in err and "Traceback" not in err

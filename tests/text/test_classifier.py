@@ -538,3 +538,25 @@ def test_a_term_holding_a_lone_surrogate_is_a_data_error_at_save_and_writes_no_f
     assert list(tmp_path.iterdir()) == []
     textnb.TextClassifier().fit(docs, y).save(tmp_path / "m.tnb")
     assert textnb.load(tmp_path / "m.tnb").predict(["x\ud800y good"])[0] == "a"
+
+
+def test_predict_joint_log_proba_is_offered_only_where_the_model_has_it(tmp_path):
+    """As a scikit-learn Pipeline ending in a model without the method: ``hasattr`` is
+    False for a calibrated or multi-label model (it was True, and the call raised the
+    inner model's AttributeError), True for a count model, before and after fit, and
+    through a model file."""
+    from textnb import CalibratedNB
+
+    docs = ["cheap pills now", "meeting at noon", "win cheap money", "lunch at noon today"] * 3
+    y = ["spam", "ham", "spam", "ham"] * 3
+    plain = TextClassifier(model=MultinomialNB())
+    calibrated = TextClassifier(model=CalibratedNB(MultinomialNB(), cv=2))
+    assert hasattr(plain, "predict_joint_log_proba") and hasattr(TextClassifier(), "predict_joint_log_proba")
+    assert not hasattr(calibrated, "predict_joint_log_proba")
+    plain.fit(docs, y)
+    calibrated.fit(docs, y)
+    assert plain.predict_joint_log_proba(docs[:2]).shape == (2, 2)
+    assert not hasattr(calibrated, "predict_joint_log_proba")
+    calibrated.save(tmp_path / "c.tnb")
+    assert not hasattr(textnb.load(tmp_path / "c.tnb"), "predict_joint_log_proba")
+    assert calibrated.predict_proba(docs[:2]).shape == (2, 2)

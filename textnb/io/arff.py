@@ -432,8 +432,9 @@ def read_arff(path, *, encoding=None, data=None, skip=None):
         while lineno < n_lines:
             raw = lines[lineno]
             lineno += 1
-            line = raw.strip()
-            if not line or line[0] == "%":
+            # (a comment off first: its text is no weight ``{w}`` and no sparse row's end, as Weka reads it)
+            line = _strip_comment(raw).strip()
+            if not line:
                 continue
             if (kw := re.match(r"@(attribute|relation|data)(?=\s|$)", line, re.I)) and not (
                     index[0] is not None and kw.group(0) in index[0]):  # (not a declared value of the first)

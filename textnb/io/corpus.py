@@ -686,7 +686,7 @@ def _open_folder(path):
         raise InputError(f"{path}: no class folders (expected {path}/<label>/<files>){_mbox_files_hint(path)}")
     documents, labels, loops, empty = [], [], [], []
     for folder in folders:
-        label = os.path.basename(folder)
+        label = folder_label(folder)
         base, prefix = Path(folder), folder + os.sep
         child = _child_path(base)
         before = len(documents)
@@ -1414,8 +1414,22 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
         yield documents, (labels if li is not None else None)
 
 
+def folder_label(folder):
+    """The label of the class folder ``folder``: its name without surrounding white space, the
+    one rule of every container (a TSV/CSV/JSON Lines label cell, a label file's and a JSON
+    list's labels are read so: :func:`table_label`, :func:`textnb.io.jsonlines.label_set`), so
+    that a corpus as class folders and as rows trains the same classes (a folder ``"spam "``
+    made a class the rows' ``spam`` never matched: accuracy 0). A name of white space alone is
+    no label: InputError naming the folder."""
+    label = os.path.basename(folder).strip()
+    if not label:
+        raise InputError(f"{folder}: a class folder whose name is blank (no label to learn; rename it)")
+    return label
+
+
 def table_label(label):
-    """A label of a TSV/CSV corpus's label column as it is learnt and compared: without fastText's
+    """A label of a TSV/CSV corpus's label column (its cell without surrounding white space, as
+    every container's label: :func:`folder_label`) as it is learnt and compared: without fastText's
     label prefix ``__label__`` when it starts with it (``__label__spam`` is ``spam``), as a fastText
     file's label word is read (:func:`textnb.io.fasttext.parse_line`). The one rule of every read
     path, so that the same corpus as a TSV file and as a fastText file trains the same classes and

@@ -254,14 +254,15 @@ def is_listed(cell):
 
 
 def label_set(cell):
-    """The labels of a multi-label corpus's label cell: a JSON list's items (strings as they
-    are, numbers and booleans as their JSON text; ``null`` items and empty or blank strings
-    left out, as a label file's empty labels are: found by a user trial, ``["xx", ""]`` made a
+    """The labels of a multi-label corpus's label cell: a JSON list's items (strings without
+    surrounding white space, as every container's labels: :func:`textnb.io.corpus.folder_label`;
+    numbers and booleans as their JSON text; ``null`` items and empty or blank strings left
+    out, as a label file's empty labels are: found by a user trial, ``["xx", ""]`` made a
     label named ``""``), a string or number a set of one, an empty cell none; sorted, each once."""
     if type(cell) is _JsonValue:
         items = cell.value
         if not isinstance(items, list) or any(isinstance(v, (list, dict)) for v in items):
             return None
-        return tuple(sorted({v if isinstance(v, str) else json.dumps(v) for v in items
+        return tuple(sorted({v.strip() if isinstance(v, str) else json.dumps(v) for v in items
                              if v is not None and not (isinstance(v, str) and not v.strip())}))
-    return (cell,) if cell.strip() else ()
+    return (cell.strip(),) if cell.strip() else ()

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from textnb.core.errors import InputError, ParameterError, check_input, counted, input_name
-from textnb.io.corpus import _class_folders, _walk_files, read_small_text
+from textnb.io.corpus import _class_folders, _walk_files, folder_label, read_small_text
 from textnb.io.files import read_regular_file
 
 __all__ = ["MultiLabelCorpus", "json_label_lists", "read_json_multilabel", "read_label_file", "read_multilabel_corpus",
@@ -181,7 +181,7 @@ def _from_label_folders(folder, same_name):
     document when the files' bytes are equal."""
     labels_of, paths_of = {}, {}
     for label_dir in _class_folders(folder):
-        label = os.path.basename(label_dir)
+        label = folder_label(label_dir)
         for f in _walk_files(label_dir):
             rel = Path(os.path.relpath(f, label_dir)).as_posix()
             paths_of.setdefault(rel, []).append(Path(f))

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import get_tags
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
@@ -546,8 +547,19 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
     def predict_log_proba(self, X):
         return self._batched(X, "predict_log_proba")
 
+    @available_if(lambda self: hasattr(self._scoring_model(), "predict_joint_log_proba"))
     def predict_joint_log_proba(self, X):
+        """The model's joint log-likelihoods; only where the model has them (not a
+        CalibratedNB's or a MultiLabelNB's: ``hasattr`` is False for those, as for a
+        scikit-learn Pipeline ending in a model without the method)."""
         return self._batched(X, "predict_joint_log_proba")
+
+    def _scoring_model(self):
+        """The fitted model, or before ``fit`` the one it will fit (the default's when None)."""
+        model = getattr(self, "model_", None)
+        if model is None:
+            model = self.model if self.model is not None else self._default_part("model")
+        return model
 
     def predict_explain(self, X):
         """Predictions and, per document, the rule the model used (lazy models only, also
