@@ -187,7 +187,7 @@ def test_evaluate_verbose_without_repeats_is_refused(extra):
     one_error_line(err, "-v goes with --repeat R (R above 1: the accuracy of each repeat); a single run",
                    "would leave it unused")
     rc, out, err = cli("evaluate", WEATHER, "--cv", "3", "--repeat", "2", "-v")
-    assert rc == 0 and "  repeat 2 (seed 1)  " in out, err
+    assert rc == 0 and "  repeat 2 (folds of seed 1)  " in out, err
 
 
 def test_inspect_top_is_refused_where_a_table_model_lists_nothing_it_caps(tmp_path):

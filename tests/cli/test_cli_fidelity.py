@@ -595,7 +595,7 @@ def test_evaluate_repeat_prints_mean_std_and_per_repeat(tmp_path):
     code, out, _ = run("evaluate", data, "--cv", "3", "--repeat", "3", "-v")
     assert [line.split()[-1] for line in out.splitlines() if line.startswith("  repeat ")] == \
         [f"{a:.4f}" for a in per_repeat]
-    assert "  repeat 2 (seed 1)" in out
+    assert "  repeat 2 (folds of seed 1)" in out
     code, out, _ = run("evaluate", data, "--cv", "3")  # one run: no std line
     assert "std" not in out and out.splitlines()[1].startswith("accuracy  ")
 

@@ -1109,3 +1109,36 @@ def test_inspect_plot_of_more_classes_than_a_picture_holds_says_so(tmp_path, mon
     capsys.readouterr()
     cli("inspect", "--help")  # (argparse writes the help to sys.stdout)
     assert "(of its first 12 classes, at most 50 a class)" in " ".join(capsys.readouterr().out.split())
+
+
+def test_evaluate_plot_titles_print_figures_as_the_text_report(tmp_path, monkeypatch):
+    """Found by a hunt (session 52): ``evaluate --plot`` titled its panels with ``:.4f``, so
+    20,000 right of 20,001 read ``accuracy 1.0000``, ``ECE 0.0000`` and ``AUC 1.0000`` where
+    the text report says 0.99998 and 0.00005 (robustness row 904's rule, not the titles')."""
+    from textnb.core import model_io
+
+    pytest.importorskip("matplotlib")
+    data = tmp_path / "w.arff"
+    data.write_text("@relation t\n@attribute x {a,b}\n@attribute class {p,n}\n@data\n"
+                    "a,p,{20000}\nb,n,{20000}\na,n,{1}\n")
+    figures = []
+    monkeypatch.setattr(model_io, "write_picture", lambda fig, path, dpi=110: figures.append(fig))
+    rc, out, err = cli("evaluate", data, "--test", data, "--plot", tmp_path / "e.png")
+    assert rc == 0, err
+    assert "0.99998" in out and "0.00005" in out
+    (fig,) = figures
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert titles[0] == "confusion matrix (accuracy 0.99998)"
+    assert any(t.startswith("reliability (ECE 0.00005") for t in titles), titles
+    assert any(t.endswith("(AUC 0.99998)") for t in titles), titles
+
+
+def test_evaluate_help_says_the_repeats_seed_their_folds_and_training_keeps_the_seed(capsys):
+    """Found by a hunt (session 52): ``--repeat`` said "seeds S, S+1, ..." and ``-v`` named
+    each repeat's seed, but a repeat's training draws with ``--seed S`` (the model ``train``
+    makes), so "repeat 2 (seed 1)" was not the report of ``--seed 1``: the help and the line
+    say what the seed is of."""
+    capsys.readouterr()
+    cli("evaluate", "--help")  # (argparse writes the help to sys.stdout)
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "its folds dealt with seeds S, S+1, ... (training draws with --seed S in every repeat" in help_text

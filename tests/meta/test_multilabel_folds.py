@@ -449,3 +449,63 @@ def test_a_discriminative_copy_model_behind_pipeline_steps_keeps_a_documents_cop
         for part in trained:  # each fold's training part: every copy of a document or none
             for c in set(part):
                 assert part.count(c) == every[c]
+
+
+@pytest.mark.parametrize("way", ["estimators", "trainer"])
+def test_evaluate_cv_of_a_fold_without_a_labels_documents_is_the_folds_own_model(monkeypatch, way):
+    """Found by a hunt (session 52): an outer fold whose training part has no document of
+    some label fitted its model beside that label's empty column, and the thresholds'
+    search (one fbr over every label's column) chose other cut-offs than the model of the
+    fold's documents, what ``train`` + ``predict`` of the fold give: with ``--method ovr``
+    100 of a fold's 267 GoEmotions documents got other labels. The fold's model is fitted on
+    the labels its documents have (every column of its indicator has a document), and the
+    pooled figures are those of the folds' own models."""
+    from textnb.core.stats import seen_columns
+    from textnb.evaluation.evaluate import vectorize_all
+    from textnb.meta import multilabel_training
+    from textnb.meta.labelsets import multilabel_report
+    from textnb.meta.multilabel import cross_validate_multilabel
+
+    texts, labels = _corpus(n=60)
+    splits = kfold(len(texts), 3, 0)
+    held = splits[0][1][:2]  # a label only two documents of the first fold's held-out part have
+    labels = [tuple(sorted(set(lab) | {"rare"})) if i in held else lab for i, lab in enumerate(labels)]
+    X, _ = vectorize_all(texts, {})
+    model = MultiLabelNB(MultinomialNB(), method="ovr")
+    columns = []
+    if way == "estimators":
+        fit = MultiLabelNB.fit
+
+        def spy(self, X, y, progress=None, fold_counts=None):
+            columns.append(np.asarray(y).sum(axis=0))
+            return fit(self, X, y, progress=progress, fold_counts=fold_counts)
+
+        monkeypatch.setattr(MultiLabelNB, "fit", spy)
+        report = cross_validate_multilabel(X, labels, model, cv=3)
+    else:
+        fit = multilabel_training._fit
+
+        def spy(X, Y, classes, *args, **kwargs):
+            columns.append(np.asarray(Y).sum(axis=0))
+            assert len(classes) == np.asarray(Y).shape[1]
+            return fit(X, Y, classes, *args, **kwargs)
+
+        monkeypatch.setattr(multilabel_training, "_fit", spy)
+        report = multilabel_training.cross_validate(X, labels, model=("MultinomialNB", {}), cv=3,
+                                                    multilabel={"method": "ovr"})
+    monkeypatch.undo()
+    assert len(columns) == 3 and all((c > 0).all() for c in columns)
+    assert [len(c) for c in columns] == [3, 4, 4]  # (the first fold's documents have no "rare")
+    classes = sorted({lab for labs in labels for lab in labs})
+    truth = np.zeros((len(texts), len(classes)), dtype=int)
+    pred = np.zeros_like(truth)
+    for train, test in splits:
+        cols = seen_columns(X[train])
+        fitted = clone(model).fit(X[train][:, cols], [labels[i] for i in train])
+        for i, row in zip(test, np.asarray(fitted.predict(X[test][:, cols]))):
+            got = {c for c, v in zip(fitted.classes_, row) if v}
+            truth[i] = [lab in labels[i] for lab in classes]
+            pred[i] = [lab in got for lab in classes]
+    want = multilabel_report(truth, pred, classes)
+    assert report["micro_f1"] == pytest.approx(want["micro_f1"], abs=1e-12)
+    assert report["macro_f1"] == pytest.approx(want["macro_f1"], abs=1e-12)

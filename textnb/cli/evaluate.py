@@ -28,12 +28,12 @@ def add_parser(sub):
                    "the default for a corpus with train/ and test/ parts is the split; the messages of an mbox "
                    "file share a fold, unless it holds all of its class's)")
     p.add_argument("--repeat", type=repeats, default=1, metavar="R",
-                   help=f"repeat the CV R times (seeds S, S+1, ...; {repeats.range}); prints the mean accuracy and "
-                        f"its std")
+                   help=f"repeat the CV R times, its folds dealt with seeds S, S+1, ... (training draws with --seed S "
+                        f"in every repeat: the model train makes; {repeats.range}); prints the mean accuracy and its std")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="with --repeat R (R above 1): the accuracy of each repeat too (refused without it)")
     p.add_argument("--seed", type=seed, default=0, metavar="S",
-                   help=f"seed of the folds (with --repeat R: S, S+1, ...) and of what training draws, as "
+                   help=f"seed of the folds (with --repeat R: the folds of S, S+1, ...) and of what training draws, as "
                         f"textnb train --seed S gives it (the default model's sample and folds, the folds of "
                         f"--model auto, --calibrate and --adjust-on cv), so the report is of the model train makes "
                         f"with it (default 0; {seed.range})")
@@ -200,7 +200,7 @@ def _print_text(report, args, out, weighted=False, rows=False):
               f"{len(per_repeat)} repeats)", file=out)
         if getattr(args, "verbose", False):
             for r, acc in enumerate(per_repeat):
-                print(f"  repeat {r + 1} (seed {report.get('seed', 0) + r})  {figure_text(acc)}", file=out)
+                print(f"  repeat {r + 1} (folds of seed {report.get('seed', 0) + r})  {figure_text(acc)}", file=out)
     else:
         print(f"accuracy  {figure_text(report['accuracy'])}", file=out)
     print(f"macro-F1  {figure_text(report['macro_f1'])}", file=out)

@@ -10,10 +10,10 @@ never holds the non-JSON tokens ``NaN`` / ``Infinity``. Standard library only (t
 import json
 
 from textnb.cli.streams import cell, one_line, tolerant
-from textnb.core.errors import counted  # (the core's rules, for the messages of every layer)
+from textnb.core.errors import counted, figure_text  # (the core's rules, for the messages of every layer)
 from textnb.core.errors import json_values as finite  # (the one JSON rule: textnb serve's too)
 
-__all__ = ["a_kind", "amount", "cell", "counted", "print_summary", "skipped_line", "display_width", "dumps", "explanation_text", "finite",
+__all__ = ["a_kind", "amount", "cell", "counted", "print_summary", "skipped_line", "display_width", "dumps", "explanation_text", "figure_text", "finite",
            "flag_words", "name_column", "one_line", "proba_text", "save_model_file", "terms_text", "tolerant"]
 
 #: how the library's messages name a parameter beside its flag (``class_name / --class``: a
@@ -197,20 +197,6 @@ def proba_text(p, threshold=None):
                            or (threshold is not None and (float(text) >= threshold) != (p >= threshold))):
         digits += 1
         text = f"{p:.{digits}g}"
-    return text
-
-
-def figure_text(x, decimals=4):
-    """A figure of an evaluation (accuracy, F1, AUC, a loss) as the text reports print it:
-    ``decimals`` places, or as many as it takes (up to 12) not to read ``1`` for a figure
-    below 1 or ``0`` for one above 0 (found by a user trial: 20,000 right of 20,001 printed
-    ``accuracy  1.0000``, the ``--json`` of the same run 0.99995; a rule that rounding never
-    turns into a wrong figure, as :func:`proba_text`'s for probabilities)."""
-    x = float(x)
-    text = f"{x:.{decimals}f}"
-    while decimals < 12 and ((x < 1.0 and float(text) == 1.0) or (x > 0.0 and float(text) == 0.0)):
-        decimals += 1
-        text = f"{x:.{decimals}f}"
     return text
 
 

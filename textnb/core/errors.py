@@ -15,7 +15,7 @@ __all__ = ["TextnbError", "InputError", "RowError", "NotATextCorpus", "ModelGive
            "ParameterError", "SettingsDiffer", "SingleStringError", "StructureError",
            "refuse_single_string", "ModelFileError", "DataWarning", "InexactMergeWarning", "short_repr", "missing_reason",
            "missing_input", "check_input", "file_kind", "what_is", "not_a_folder",
-           "empty_input", "input_name", "STDIN_NAME", "counted", "unknown_to_leave_out", "os_error_text",
+           "empty_input", "input_name", "STDIN_NAME", "counted", "figure_text", "unknown_to_leave_out", "os_error_text",
            "unicode_text", "lone_surrogate", "not_text", "json_values", "FLOAT_MAX"]
 
 
@@ -190,6 +190,20 @@ def counted(n, noun, plural=None):
     the library's messages and the command line's (:func:`textnb.cli.output.counted`)."""
     text = f"{n:g}" if isinstance(n, float) else str(n)
     return f"{text} {noun if n == 1 else plural or noun + 's'}"
+
+
+def figure_text(x, decimals=4):
+    """A figure of an evaluation (accuracy, F1, AUC, a loss) as the text reports and the pictures print it:
+    ``decimals`` places, or as many as it takes (up to 12) not to read ``1`` for a figure
+    below 1 or ``0`` for one above 0 (found by a user trial: 20,000 right of 20,001 printed
+    ``accuracy  1.0000``, the ``--json`` of the same run 0.99995; a rule that rounding never
+    turns into a wrong figure, as :func:`proba_text`'s for probabilities)."""
+    x = float(x)
+    text = f"{x:.{decimals}f}"
+    while decimals < 12 and ((x < 1.0 and float(text) == 1.0) or (x > 0.0 and float(text) == 0.0)):
+        decimals += 1
+        text = f"{x:.{decimals}f}"
+    return text
 
 
 #: what messages call standard input given as ``-`` (a PATH, a side file), so it cannot be

@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 
-from textnb.core.errors import DataWarning, TextnbError
+from textnb.core.errors import DataWarning, TextnbError, figure_text
 from textnb.io.pictures import Lettering, picture, plotting_library
 
 __all__ = ["MAX_PLOTTED_CLASSES", "MAX_PLOTTED_TERMS", "plot_confusion_matrix", "plot_evaluation", "plot_informative_terms",
@@ -123,7 +123,7 @@ def plot_evaluation(report, path):
     axes = np.atleast_1d(axes)
     _draw_confusion_matrix(fig, axes[0], report["confusion_matrix"], classes,
                            repeats=len(report.get("accuracy_per_repeat") or ()))
-    axes[0].set_title(f"confusion matrix (accuracy {report['accuracy']:.4f})", fontsize=9)
+    axes[0].set_title(f"confusion matrix (accuracy {figure_text(report['accuracy'])})", fontsize=9)
     k = 1
     if "reliability" in report:
         rel, ax = report["reliability"], axes[k]
@@ -141,8 +141,8 @@ def plot_evaluation(report, path):
         ax.set_ylabel("accuracy")
         title = "reliability"
         if "ece" in report:
-            title += f" (ECE {report['ece']:.4f}"
-            title += f", log-loss {report['log_loss']:.4f})" if "log_loss" in report else ")"
+            title += f" (ECE {figure_text(report['ece'])}"
+            title += f", log-loss {figure_text(report['log_loss'])})" if "log_loss" in report else ")"
         ax.set_title(title, fontsize=9)
         ax.legend(fontsize=7, loc="upper left")
         k += 1
@@ -155,7 +155,7 @@ def plot_evaluation(report, path):
         positive = _short(classes[list(report["classes"]).index(curve["positive"])])
         ax.set_xlabel(f"false positive rate (not {positive})")
         ax.set_ylabel(f"true positive rate ({positive})")
-        ax.set_title(f"ROC, positive class: {positive} (AUC {curve['auc']:.4f})", fontsize=9)
+        ax.set_title(f"ROC, positive class: {positive} (AUC {figure_text(curve['auc'])})", fontsize=9)
     _tight_layout(fig)
     _save(fig, path)
     plt.close(fig)

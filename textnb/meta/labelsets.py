@@ -624,10 +624,14 @@ def document_folds(n, cv, seed, Y, classes, groups=None):
 def cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress=None, notes=None):
     """:func:`multilabel_report` of the pooled out-of-fold decisions of K-fold
     cross-validation, plus ``folds`` and ``seed``: for each ``(train, test)`` of
-    ``splits``, ``fold_decisions(X_train, Y_train, X_test)`` fits a model on the training
+    ``splits``, ``fold_decisions(X_train, Y_train, X_test, labels)`` fits a model on the training
     rows of ``X`` (CSR) restricted to the columns they have (:func:`textnb.core.stats.seen_columns`)
-    and returns its decision values of the test rows (positive: label assigned), over all
-    the labels ``classes`` of ``Y``, or ``(decision values, log-odds)``: the log-odds' rankings
+    and to the labels they have (``labels``: their positions in ``classes``, ``Y_train`` their
+    columns), as ``textnb train`` makes the model of those documents, and returns its decision
+    values of the test rows (positive: label assigned) over those labels, or ``(decision
+    values, log-odds)``; a label no training document of the fold has is never assigned (its
+    decision and log-odds -inf: fitted beside such an empty column, the thresholds' search
+    chose other cut-offs, found by a session-52 hunt). The log-odds' rankings
     then give the break-even points (as :func:`test_report`'s ``scores``); ``progress(done,
     total)`` after each fold; ``notes`` (:func:`document_folds`') added to the report. What
     :func:`textnb.meta.multilabel.cross_validate_multilabel` and the trainer without
@@ -637,9 +641,14 @@ def cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress
     truth, pred, scores = [], [], []
     for k, (train, test) in enumerate(splits, 1):
         cols = seen_columns(X[train])
+        labels = np.flatnonzero(np.asarray(Y[train].sum(axis=0)).ravel() > 0)
+        D = np.full((len(test), Y.shape[1]), -np.inf)
+        S = D.copy()
         try:
-            D = fold_decisions(X[train][:, cols], Y[train], X[test][:, cols])  # what predict thresholds at 0
-            D, S = D if isinstance(D, tuple) else (D, D)  # (and the log-odds, ranked for the break-even points)
+            if labels.size:
+                found = fold_decisions(X[train][:, cols], Y[train][:, labels], X[test][:, cols], labels)
+                found = found if isinstance(found, tuple) else (found, found)  # (and the log-odds, ranked for the break-even points)
+                D[:, labels], S[:, labels] = found  # (what predict thresholds at 0)
         except RankTooHigh as exc:  # (all the data has more labels: it is this fold's training part)
             total = _labels_with_documents(Y)
             raise RankTooHigh(

@@ -728,7 +728,7 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
         notes = None
     from textnb.text.training import fold_counts, fold_vocabularies
 
-    def fold_decisions(X_train, Y_train, X_test):
+    def fold_decisions(X_train, Y_train, X_test, labels):  # (Y_train: the columns of the labels the fold has)
         inner = fold_vocabularies(X_train, {} if vectorizer is None else vectorizer)
         if vectorizer is not None:
             X_train, X_test, _ = fold_counts(X_train, X_test, vectorizer)

@@ -438,11 +438,11 @@ def cross_validate(X, label_sets, *, model=("DiscriminativeNB", {}), steps=(), m
 
     from textnb.text.training import fold_counts
 
-    def fold_decisions(X_train, Y_train, X_test):
+    def fold_decisions(X_train, Y_train, X_test, labels):
         inner = fold_vocabularies(X_train, {} if vectorizer is None else vectorizer)
         if vectorizer is not None:
             X_train, X_test, _ = fold_counts(X_train, X_test, vectorizer)
-        fitted = _fit(X_train, Y_train, classes, None, dict(VECTORIZER_DEFAULTS), model, steps, multilabel,
+        fitted = _fit(X_train, Y_train, [classes[i] for i in labels], None, dict(VECTORIZER_DEFAULTS), model, steps, multilabel,
                       fold_counts=inner)
         return _decisions_and_log_odds(fitted, X_test)
 
