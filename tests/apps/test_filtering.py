@@ -2001,3 +2001,31 @@ def test_a_discriminative_model_is_fitted_on_messages_read_back_from_a_file(corp
     assert train_model(model, [corpus / "spam"], [corpus / "ham.mbox"], kind="discriminative") == {SPAM: 30, HAM: 30}
     assert seen and not issubclass(seen[0], (list, tuple))
     assert model.read_bytes() == (tmp_path / "from_list.tnb").read_bytes()
+
+
+def test_a_model_of_spam_and_another_class_classifies_and_refuses_to_learn_in_one_line(tmp_path):
+    """Found by a model-file fuzz (session 52): a model whose classes are 'spam' and 'xam' (a
+    `textnb train` model of folders spam/ and xam/) classified mail, the other class counting
+    as ham, and its `--register-spam` stopped on `internal error: ValueError: classes=['ham',
+    'spam'] is not the same as on last call to partial_fit`. Registering is refused in one
+    line naming the file, the model unchanged; classifying works as before."""
+    from conftest import cli
+
+    corpus = tmp_path / "c"
+    for label, words in (("spam", "win free cash prize now"), ("xam", "hello see you at lunch")):
+        (corpus / label).mkdir(parents=True)
+        for i in range(4):
+            (corpus / label / f"{i}.eml").write_text(f"Subject: {label} {i}\n\n{words} {i}\n")
+    model = tmp_path / "m.tnb"
+    assert cli("train", corpus, "--model", "multinomial", "-o", model)[0] == 0
+    before = model.read_bytes()
+    message = b"Subject: hi\n\nwin free cash prize\n"
+    code, err = _filter(["-m", model], message)
+    assert code in (0, 1, 2) and err == "", err
+    for option in ("--register-spam", "--register-ham", "--unregister-spam"):
+        code, err = _filter(["-m", model, option], message)
+        assert code == 3 and len(err.strip().splitlines()) == 1, err
+        assert str(model) in err and "'ham' and 'spam'" in err and "internal error" not in err
+    assert model.read_bytes() == before
+    with pytest.raises(ModelFileError, match="learns only as a model of 'ham' and 'spam'"):
+        update_model(model, register=[(SPAM, message)])

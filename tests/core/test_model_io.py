@@ -442,3 +442,44 @@ def test_a_table_too_sparse_for_the_allowance_is_stored_whole(tmp_path, monkeypa
     save(model, path)
     assert _header(path)["version"] == 1 and "$nonzero" not in json.dumps(_header(path)["model"])
     np.testing.assert_array_equal(textnb.load(path).predict_log_proba(X), model.predict_log_proba(X))
+
+
+def test_a_string_array_beyond_unicodes_last_code_point_is_refused(tmp_path):
+    """Found by a model-file fuzz (session 52): a class name's character set to 0x110000 in its
+    ``<U`` array (the checksum recomputed) loaded, and ``inspect`` / ``predict`` / ``merge``
+    then stopped on ``internal error: SystemError: invalid maximum character``. Refused in one
+    line naming the file and the array; a lone surrogate (a non-UTF-8 folder name's label) loads."""
+    import hashlib
+
+    from conftest import cli
+
+    X = np.array([[1, 0], [0, 1], [1, 1], [0, 2]])
+    path = tmp_path / "m.tnb"
+    MultinomialNB().fit(X, np.array(["no", "yes", "no", "yes"])).save(path)
+    for code, refused in ((0x110000, True), (0xDC80, False)):
+        with zipfile.ZipFile(path) as z:
+            members = {n: z.read(n) for n in z.namelist()}
+        header = json.loads(members["header.json"])
+        for name in sorted(header["arrays"]):
+            data = bytearray(members[f"arrays/{name}.npy"])
+            length = int.from_bytes(data[8:10], "little")
+            if b"'<U" in data[10:10 + length]:
+                data[10 + length:14 + length] = code.to_bytes(4, "little")
+                members[f"arrays/{name}.npy"] = bytes(data)
+                header["arrays"][name]["sha256"] = hashlib.sha256(data).hexdigest()
+                break
+        else:
+            raise AssertionError("no string array")
+        members["header.json"] = json.dumps(header).encode()
+        forged = tmp_path / f"forged{code:x}.tnb"
+        with zipfile.ZipFile(forged, "w") as z:
+            for n, d in members.items():
+                z.writestr(n, d)
+        if refused:
+            with pytest.raises(ModelFileError, match=r"U\+10FFFF") as exc:
+                textnb.load(forged)
+            assert str(forged) in str(exc.value) and "\n" not in str(exc.value)
+            code_, out, err = cli("inspect", forged)
+            assert code_ == 1 and len(err.strip().splitlines()) == 1 and "internal error" not in err
+        else:
+            assert "\udc80" in "".join(map(str, textnb.load(forged).classes_))

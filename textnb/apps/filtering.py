@@ -375,7 +375,13 @@ def _document_text(model, data, max_bytes):
         return text(True)  # (the guess never fails)
 
 
-def _check_spam_model(model, path):
+def _check_spam_model(model, path, learning=False):
+    """The position of the class 'spam' in ``model`` (read from ``path``), or a one-line
+    ModelFileError: not a spam model (:func:`is_spam_model`: a class 'spam', the others counting
+    as ham); ``learning`` (``--register-*``, ``--unregister-*``, spamd's TELL): also not one of
+    the classes 'ham' and 'spam' alone, the two a registration counts a message as (found by a
+    session-52 fuzz: a model of classes 'spam' and 'xam' classified, and its registration stopped
+    on ``internal error: ValueError: classes=['ham', 'spam'] is not the same as on last call``)."""
     classes = label_names(model)
     if not is_spam_model(model):
         from textnb.meta.labelsets import multilabel_model
@@ -383,7 +389,12 @@ def _check_spam_model(model, path):
         if multilabel_model(model) is not None:  # (its labels may well be ham and spam)
             raise ModelFileError(f"{path}: a multi-label model (a set of labels per text), not a spam model: a spam "
                                  "verdict is one label per message")
-        raise ModelFileError(f"{path}: not a spam model (classes {classes}; need 'ham' and 'spam')")
+        raise ModelFileError(f"{path}: not a spam model (classes {classes}; need a class 'spam', the others "
+                             "counting as ham)")
+    if learning and sorted(classes) != sorted(CLASSES):
+        raise ModelFileError(f"{path}: a model of the classes {classes} classifies mail (the classes other than "
+                             f"'spam' count as ham) but learns only as a model of 'ham' and 'spam': train one with "
+                             f"--train-spam / --train-ham to register messages")
     return classes.index(SPAM)
 
 
@@ -1022,7 +1033,7 @@ def _update_locked(model_path, register, unregister, first, create, kind, alpha,
     ``hook``: called before the model file is replaced, :func:`textnb.core.model_io.before_replace`)."""
     if os.path.exists(model_path):
         model = load(model_path)
-        _check_spam_model(model, os.fspath(model_path))
+        _check_spam_model(model, os.fspath(model_path), learning=True)
     else:
         _refuse_missing(model_path, first, create, kind)
         model = new_spam_model(kind, alpha=alpha)
