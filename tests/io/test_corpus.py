@@ -765,3 +765,24 @@ def test_a_class_folder_named_by_blanks_alone_is_refused(tmp_path):
         open_corpus(tmp_path)
     code, out, err = cli("train", str(tmp_path), "-o", str(tmp_path / "m.tnb"))
     assert code != 0 and len(err.strip().splitlines()) == 1 and "blank" in err and "Traceback" not in err
+
+
+def test_a_class_folders_name_is_read_as_utf8_whatever_the_locale(tmp_path):
+    """Found by a determinism hunt (session 52): in a locale whose file-system encoding is
+    not UTF-8 (Latin-1, or ASCII with ``PYTHONUTF8=0``), a class folder ``kötü`` was the
+    class ``kÃ¶tÃ¼`` (or ``k\\udcc3\\udcb6t...``), another class than the TSV of the same rows
+    trained, and the model file another. Its name's bytes are read as UTF-8, as a file's text."""
+    import subprocess
+    import sys
+
+    for label, words in (("kötü", "bad awful terrible"), ("iyi", "good nice lovely")):
+        (tmp_path / "c" / label).mkdir(parents=True)
+        for i in range(3):
+            (tmp_path / "c" / label / f"{i}.txt").write_text(f"{words} {i}\n")
+    env = {**os.environ, "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0", "LC_ALL": "C"}
+    code = ("import sys, textnb; assert sys.getfilesystemencoding() == 'ascii'; "
+            "print(ascii(sorted(set(textnb.open_corpus(sys.argv[1]).labels))))")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "c")], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ascii(["iyi", "kötü"])
+    assert sorted(set(open_corpus(tmp_path / "c").labels)) == ["iyi", "kötü"]

@@ -128,3 +128,23 @@ def test_the_warning_lists_a_few_names_and_counts_the_rest():
                                  "row (from 0)")
     with pytest.warns(DataWarning):
         letters.warn()
+
+
+def test_an_svg_or_pdf_picture_is_the_same_bytes_at_every_run(tmp_path):
+    """Found by a determinism hunt (session 52): ``--plot`` as SVG or PDF held the time it was
+    drawn (``<dc:date>``, ``/CreationDate``), so one report gave other bytes at every run (a
+    PNG did not)."""
+    import time
+
+    pytest.importorskip("matplotlib")
+    from conftest import cli
+
+    rows = tmp_path / "s.tsv"
+    rows.write_text("".join(f"{'spam' if i % 2 else 'ham'}\t{'win cash prize' if i % 2 else 'see you at lunch'} {i}\n"
+                            for i in range(40)))
+    for suffix in ("svg", "pdf"):
+        first, second = tmp_path / f"a.{suffix}", tmp_path / f"b.{suffix}"
+        assert cli("evaluate", rows, "--cv", 2, "--plot", first)[0] == 0
+        time.sleep(1.1)
+        assert cli("evaluate", rows, "--cv", 2, "--plot", second)[0] == 0
+        assert first.read_bytes() == second.read_bytes(), suffix

@@ -417,3 +417,4 @@ def test_the_row_sample_is_the_first_documents_in_key_order_whatever_the_batches
         X, _, _ = acc.row_matrix(cols)
         kept.append((sorted(acc._rows()[6].tolist()), X.nnz, next(iter(dropped.values()))[1].sum()))
     assert all(k == (expected, kept[0][1], len(y) - len(expected)) for k in kept), [k[1:] for k in kept]
+

@@ -455,7 +455,10 @@ def write_picture(fig, path, dpi=110):
     (:func:`atomic_write`)."""
     fmt = picture_format(path)
     picture_target(path)
-    atomic_write(path, lambda f: fig.savefig(f, format=fmt, dpi=dpi))
+    # (no date in an SVG's or PDF's metadata, and an SVG's element ids from a fixed salt,
+    # textnb.io.pictures.picture's: the same report draws the same bytes, as a PNG does)
+    metadata = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}.get(fmt)
+    atomic_write(path, lambda f: fig.savefig(f, format=fmt, dpi=dpi, metadata=metadata))
 
 
 def refuse_input_as_output(output, inputs):

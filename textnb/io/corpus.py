@@ -1421,7 +1421,9 @@ def folder_label(folder):
     that a corpus as class folders and as rows trains the same classes (a folder ``"spam "``
     made a class the rows' ``spam`` never matched: accuracy 0). A name of white space alone is
     no label: InputError naming the folder."""
-    label = os.path.basename(folder).strip()
+    # (the name's bytes read as UTF-8, as a file's text is: the locale's file-system encoding, Latin-1 say,
+    # made another class of the same folder, a session-52 hunt; in a UTF-8 locale the name as listed)
+    label = os.fsencode(os.path.basename(folder)).decode("utf-8", "surrogateescape").strip()
     if not label:
         raise InputError(f"{folder}: a class folder whose name is blank (no label to learn; rename it)")
     return label

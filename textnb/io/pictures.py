@@ -62,7 +62,8 @@ def picture(draw):
     @functools.wraps(draw)
     def drawn(*args, **kwargs):
         matplotlib = plotting_library()
-        with matplotlib.rc_context({"text.parse_math": False}), warnings.catch_warnings():
+        # (an SVG's element ids from a fixed salt, not a random one: the same picture is the same bytes)
+        with matplotlib.rc_context({"text.parse_math": False, "svg.hashsalt": "textnb"}), warnings.catch_warnings():
             warnings.filterwarnings("ignore", r"Glyph \d+ .*missing from", UserWarning)
             return draw(*args, **kwargs)
 

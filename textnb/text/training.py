@@ -451,6 +451,8 @@ def prune_mask(df, tf, n_docs, *, min_df=1, max_df=1.0, max_features=None):
                              "the documents, or a smaller max_df: no term can be kept)")
     mask = (df <= high) & (df >= low) & (df > 0)
     if max_features is not None and mask.sum() > max_features:
+        # (scikit-learn's CountVectorizer line, so that the vocabulary is its own: terms that tie at the cut
+        # are ordered by numpy's default sort, which orders ties by the CPU's instruction set, on both sides)
         order = (-tf[mask]).argsort()[:max_features]
         keep = np.zeros(len(df), dtype=bool)
         keep[np.where(mask)[0][order]] = True
