@@ -152,3 +152,20 @@ def test_mdl_of_many_classes_says_no_numpy_warning():
         warnings.simplefilter("error")
         cuts = mdl_cut_points(x, y, 700)
     assert cuts.size == 0
+
+
+def test_equal_width_cuts_of_a_range_of_a_few_float_steps_are_each_once(tmp_path):
+    """Found by a hunt (session 52): a column from 1e16 to 1e16 + 2 (a few float steps) made
+    nine equal equal-width cuts; ``train`` then refused to write its own model ('values are not
+    strictly increasing', blaming the model file) while ``evaluate`` ran. Each cut once now."""
+    from conftest import cli
+    from textnb.naive_bayes.cut_points import equal_width_cut_points
+
+    cuts = equal_width_cut_points(np.array([1e16, 1e16, 10000000000000002.0, 10000000000000002.0]), 10)
+    assert cuts.size >= 1 and np.all(np.diff(cuts) > 0)
+    table = tmp_path / "ew.csv"
+    table.write_text("x,class\n1e16,yes\n1e16,yes\n10000000000000002,no\n10000000000000002,no\n")
+    code, out, err = cli("train", table, "--numeric", "equal-width", "-o", tmp_path / "ew.tnb")
+    assert code == 0, err
+    code, out, err = cli("predict", tmp_path / "ew.tnb", table)
+    assert code == 0 and "accuracy 1.0000" in err, (out, err)

@@ -65,7 +65,11 @@ def equal_width_cut_points(values, n_bins, weights=None):
         f = np.arange(1, n_bins) / n_bins
         return lo * (1.0 - f) + hi * f
     width = span / n_bins
-    return lo + width * np.arange(1, n_bins)
+    cuts = lo + width * np.arange(1, n_bins)
+    # a range of a few float steps (1e16 to 1e16 + 2) makes equal cuts: each once, the intervals between
+    # equal cuts being empty (found by a session-52 hunt: train wrote a model it then refused to read,
+    # 'cut_points_[0]: values are not strictly increasing', where evaluate ran)
+    return cuts[np.concatenate(([True], np.diff(cuts) > 0))]
 
 
 def equal_frequency_cut_points(values, n_bins, weights=None):
