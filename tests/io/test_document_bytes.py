@@ -123,6 +123,21 @@ def _trained_vocabularies(tmp_path, sources):
     return vocabularies
 
 
+def _same_odds_from_the_library_and_the_filters(model, doc, text, odds, tmp_path):
+    """The spam log-odds ``odds`` of the file ``doc`` (whose bytes are ``text``) from the loaded
+    ``model`` given the path, the bytes and the str, from `spamfilter --batch` and, as a
+    probability, from `topicfilter`."""
+    loaded = textnb.load(model)
+    for given in (doc, doc.read_bytes(), text):
+        assert loaded.predict_log_odds([given])[0][list(loaded.classes_).index("spam")] == pytest.approx(odds)
+    rc, out, err = run_spamfilter(["-m", model, "--batch", doc])  # (a model of plain documents: predict's text)
+    assert rc == 0, err
+    assert float(out.split("\t")[2]) == pytest.approx(odds)
+    rc, out, err = run_topicfilter(["-m", model, "-o", tmp_path / "routed", "--uncalibrated", doc])
+    assert rc == 0, err
+    assert float(out.split("\t")[2]) == pytest.approx(1 / (1 + np.exp(-odds)), abs=1e-3)
+
+
 def test_a_latin1_file_is_cut_where_its_text_is_cut_as_a_row_or_a_str_on_every_path(tmp_path):
     """``--max-bytes`` counts the UTF-8 bytes of a document's text whatever holds it: a
     Latin-1 file's first 14 bytes decode to 14 characters, 19 UTF-8 bytes, cut to the 14 of
@@ -138,17 +153,9 @@ def test_a_latin1_file_is_cut_where_its_text_is_cut_as_a_row_or_a_str_on_every_p
     assert rc == 0, err
     odds = json.loads(out)["log_odds"]["spam"]
     assert odds == pytest.approx(2 * np.log(2))  # (abc and ééééé: each twice as likely in spam)
-    loaded = textnb.load(model)
-    for given in (doc, doc.read_bytes(), LATIN1["spam"]):
-        assert loaded.predict_log_odds([given])[0][list(loaded.classes_).index("spam")] == pytest.approx(odds)
+    _same_odds_from_the_library_and_the_filters(model, doc, LATIN1["spam"], odds, tmp_path)
     served = classify_texts(_load_text_model(str(model)), {"texts": [LATIN1["spam"]]})
     assert served["log_odds"][0][served["classes"].index("spam")] == pytest.approx(odds)
-    rc, out, err = run_spamfilter(["-m", model, "--batch", doc])  # (a model of plain documents: predict's text)
-    assert rc == 0, err
-    assert float(out.split("\t")[2]) == pytest.approx(odds)
-    rc, out, err = run_topicfilter(["-m", model, "-o", tmp_path / "routed", "--uncalibrated", doc])
-    assert rc == 0, err
-    assert float(out.split("\t")[2]) == pytest.approx(1 / (1 + np.exp(-odds)), abs=1e-3)
 
 
 def _latin1_texts(n=1000):
@@ -257,15 +264,7 @@ def test_a_file_with_a_byte_order_mark_is_cut_where_its_text_is_cut_as_a_row_or_
     rc, out, err = cli("predict", model, "-", "--json", "--proba", stdin=doc.read_bytes())
     assert rc == 0, err
     assert json.loads(out)["log_odds"]["spam"] == pytest.approx(odds)
-    loaded = textnb.load(model)
-    for given in (doc, doc.read_bytes(), BOMMED["spam"]):
-        assert loaded.predict_log_odds([given])[0][list(loaded.classes_).index("spam")] == pytest.approx(odds)
-    rc, out, err = run_spamfilter(["-m", model, "--batch", doc])  # (a model of plain documents: predict's text)
-    assert rc == 0, err
-    assert float(out.split("\t")[2]) == pytest.approx(odds)
-    rc, out, err = run_topicfilter(["-m", model, "-o", tmp_path / "routed", "--uncalibrated", doc])
-    assert rc == 0, err
-    assert float(out.split("\t")[2]) == pytest.approx(1 / (1 + np.exp(-odds)), abs=1e-3)
+    _same_odds_from_the_library_and_the_filters(model, doc, BOMMED["spam"], odds, tmp_path)
 
 
 def test_a_vectorizers_own_encoding_cuts_a_file_where_its_text_is_cut_as_a_str_on_every_path(tmp_path):

@@ -29,7 +29,8 @@ def add_parser(sub):
                    "file share a fold, unless it holds all of its class's)")
     p.add_argument("--repeat", type=repeats, default=1, metavar="R",
                    help=f"repeat the CV R times, its folds dealt with seeds S, S+1, ... (training draws with --seed S "
-                        f"in every repeat: the model train makes; {repeats.range}); prints the mean accuracy and its std")
+                        f"in every repeat: the model train makes; {repeats.range}); prints the mean accuracy and "
+                        f"its std")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="with --repeat R (R above 1): the accuracy of each repeat too (refused without it)")
     p.add_argument("--seed", type=seed, default=0, metavar="S",

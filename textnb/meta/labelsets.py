@@ -647,7 +647,8 @@ def cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress
         try:
             if labels.size:
                 found = fold_decisions(X[train][:, cols], Y[train][:, labels], X[test][:, cols], labels)
-                found = found if isinstance(found, tuple) else (found, found)  # (and the log-odds, ranked for the break-even points)
+                # (and the log-odds, ranked for the break-even points)
+                found = found if isinstance(found, tuple) else (found, found)
                 D[:, labels], S[:, labels] = found  # (what predict thresholds at 0)
         except RankTooHigh as exc:  # (all the data has more labels: it is this fold's training part)
             total = _labels_with_documents(Y)

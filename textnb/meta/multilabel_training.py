@@ -442,8 +442,8 @@ def cross_validate(X, label_sets, *, model=("DiscriminativeNB", {}), steps=(), m
         inner = fold_vocabularies(X_train, {} if vectorizer is None else vectorizer)
         if vectorizer is not None:
             X_train, X_test, _ = fold_counts(X_train, X_test, vectorizer)
-        fitted = _fit(X_train, Y_train, [classes[i] for i in labels], None, dict(VECTORIZER_DEFAULTS), model, steps, multilabel,
-                      fold_counts=inner)
+        fitted = _fit(X_train, Y_train, [classes[i] for i in labels], None, dict(VECTORIZER_DEFAULTS), model, steps,
+                      multilabel, fold_counts=inner)
         return _decisions_and_log_odds(fitted, X_test)
 
     splits, notes = document_folds(X.shape[0], cv, seed, Y, classes, groups)
